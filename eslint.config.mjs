@@ -1,0 +1,47 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.drover/**', 'examples/**/dist/**', 'examples/**/node_modules/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false, fixStyle: 'inline-type-imports' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    // NestJS DI reads constructor parameter types at runtime: a type-only import would erase the token.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['libs/core/**'],
+    rules: { '@typescript-eslint/consistent-type-imports': 'off' },
+  },
+  {
+    // The core is pure: no framework, queue or Redis client may leak into it.
+    files: ['libs/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@nestjs/*', 'bullmq', 'ioredis', 'prom-client', 'pino', '@drover/*'], message: 'libs/core is pure: import only zod, cron-parser and local files.' },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Take `now` as a parameter.' },
+        { object: 'Math', property: 'random', message: 'Take `random` as a parameter.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.cjs', '**/*.mjs', '**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

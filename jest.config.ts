@@ -1,0 +1,44 @@
+import type { Config } from 'jest';
+
+// One swc transform for every project: decorators + metadata so NestJS DI works in tests.
+const transform: Config['transform'] = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      swcrc: false,
+      sourceMaps: 'inline',
+      module: { type: 'commonjs' },
+      jsc: {
+        target: 'es2022',
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        keepClassNames: true,
+      },
+    },
+  ],
+};
+
+const shared = {
+  transform,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: { '^@drover/([^/]+)$': '<rootDir>/libs/$1/src' },
+  testEnvironment: 'node',
+  rootDir: '.',
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/examples/'],
+};
+
+const config: Config = {
+  // The real redis-server for int and e2e projects: started once, on a free loopback port.
+  globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
+  collectCoverageFrom: ['libs/core/src/**/*.ts', '!libs/core/src/**/*.spec.ts', '!libs/core/src/**/index.ts'],
+  coverageThreshold: { 'libs/core/src/': { lines: 95 } },
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'], testTimeout: 30_000 },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'], testTimeout: 120_000 },
+  ],
+};
+
+export default config;
