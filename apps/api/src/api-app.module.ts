@@ -1,0 +1,12 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { AppConfig } from '@drover/config';
+import { PlatformModule } from '@drover/platform';
+
+/** The api app: management REST API for operators (spec §2). */
+@Module({})
+export class ApiAppModule {
+  static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {
+    return { module: ApiAppModule, imports: [PlatformModule.forRoot(config, logger)] };
+  }
+}

@@ -1,0 +1,4 @@
+import { runApp } from '@drover/platform';
+import { ApiAppModule } from './api-app.module';
+
+void runApp({ name: 'api', defaultPort: 3000, module: ApiAppModule.forRoot });

@@ -1,0 +1,12 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { AppConfig } from '@drover/config';
+import { PlatformModule } from '@drover/platform';
+
+/** All three roles in one process, for a laptop and the quick start (spec §2). */
+@Module({})
+export class StandaloneAppModule {
+  static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {
+    return { module: StandaloneAppModule, imports: [PlatformModule.forRoot(config, logger)] };
+  }
+}

@@ -1,0 +1,192 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { ConfigError } from './config-error';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** Where Redis is: exactly one of the three shapes, chosen by which variables are set. */
+export type RedisTarget =
+  | { kind: 'url'; url: string; tls: boolean }
+  | { kind: 'sentinel'; sentinels: HostPort[]; name: string; url?: string }
+  | { kind: 'cluster'; nodes: HostPort[]; url?: string };
+
+/** Every variable of spec §3, parsed and defaulted. Nothing else in Drover reads process.env. */
+export interface DroverEnv {
+  redis: RedisTarget;
+  prefix: string;
+  instanceId: string;
+  configFile?: string;
+  queues?: string[];
+  leaderTtlMs: number;
+  apiTokensFile?: string;
+  shutdownGraceMs: number;
+  httpAllow?: string[];
+  port?: number;
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+}
+
+/** A valid value for each variable, quoted in error messages. */
+export const ENV_EXAMPLES: Record<string, string> = {
+  REDIS_URL: 'rediss://user:password@127.0.0.1:6380/0',
+  REDIS_SENTINELS: '127.0.0.1:26379,127.0.0.1:26380',
+  REDIS_SENTINEL_NAME: 'mymaster',
+  REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001',
+  DROVER_PREFIX: 'drover',
+  DROVER_INSTANCE_ID: 'scheduler-0',
+  DROVER_CONFIG: './drover.yaml',
+  DROVER_QUEUES: 'default,reports',
+  DROVER_LEADER_TTL_MS: '10000',
+  DROVER_API_TOKENS_FILE: '/etc/drover/tokens.yaml',
+  DROVER_SHUTDOWN_GRACE_MS: '30000',
+  DROVER_HTTP_ALLOW: 'https://hooks.example.com/,http://127.0.0.1:8080/',
+  PORT: '3000',
+  LOG_LEVEL: 'info',
+  LOG_FORMAT: 'pretty',
+};
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+const blankToUndefined = (v: unknown) =>
+  typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v;
+const opt = <T extends z.ZodType>(s: T) => z.preprocess(blankToUndefined, s.optional());
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: 'is not a whole number' })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { message: `must be between ${min} and ${max}` });
+
+const redisUrl = z.string().superRefine((raw, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return ctx.addIssue({ code: 'custom', message: `"${raw}" is not a URL` });
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
+    return ctx.addIssue({ code: 'custom', message: `scheme "${u.protocol}" is not redis: or rediss:` });
+  }
+  if (!u.hostname) return ctx.addIssue({ code: 'custom', message: 'has no host' });
+  const db = u.pathname.replace(/^\//, '');
+  if (db !== '' && !/^\d+$/.test(db)) ctx.addIssue({ code: 'custom', message: `database "${db}" is not a number` });
+});
+
+const hostPorts = z.string().transform((raw, ctx) =>
+  raw.split(',').map((part) => {
+    const m = /^\s*(\[[^\]]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(part);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: `"${part.trim()}" is not host:port` });
+      return { host: '', port: 0 };
+    }
+    return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  }),
+);
+
+const commaList = (item: z.ZodString | z.ZodType<string, string>) =>
+  z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).min(1, { message: 'lists nothing' }));
+
+const httpPrefix = z.string().refine(
+  (p) => {
+    try {
+      const u = new URL(p);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'is not an http(s) URL prefix' },
+);
+
+/** The zod schema of spec §3: one entry per variable, keyed by the variable's own name. */
+export const envSchema = z.object({
+  REDIS_URL: opt(redisUrl),
+  REDIS_SENTINELS: opt(hostPorts),
+  REDIS_SENTINEL_NAME: opt(z.string().regex(/^[A-Za-z0-9_.-]+$/, { message: 'is not a sentinel master name' })),
+  REDIS_CLUSTER_NODES: opt(hostPorts),
+  DROVER_PREFIX: opt(
+    z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'may only hold letters, digits, "_", "." and "-" (1-64)' }),
+  ),
+  DROVER_INSTANCE_ID: opt(
+    z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, { message: 'may only hold letters, digits, "_", ".", ":" and "-"' }),
+  ),
+  DROVER_CONFIG: opt(z.string()),
+  DROVER_QUEUES: opt(
+    commaList(z.string().regex(NAME, { message: 'holds a name that is not [a-z0-9][a-z0-9._-]{0,127}' })),
+  ),
+  DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
+  DROVER_API_TOKENS_FILE: opt(z.string()),
+  DROVER_SHUTDOWN_GRACE_MS: opt(wholeNumber(0, 3_600_000)),
+  DROVER_HTTP_ALLOW: opt(commaList(httpPrefix)),
+  PORT: opt(wholeNumber(0, 65535)),
+  LOG_LEVEL: opt(
+    z.preprocess(
+      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    ),
+  ),
+  LOG_FORMAT: opt(z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['json', 'pretty']))),
+});
+
+function describe(issue: z.core.$ZodIssue, raw: string | undefined): string {
+  if (issue.code === 'invalid_value') return `"${raw}" is not one of ${issue.values.join('|')}`;
+  return raw !== undefined && !issue.message.includes(`"${raw}"`) ? `"${raw}" ${issue.message}` : issue.message;
+}
+
+/**
+ * Parses the environment into a {@link DroverEnv}. Throws {@link ConfigError} naming the first
+ * bad variable; reads nothing but the given record.
+ */
+export function parseEnv(
+  env: Record<string, string | undefined>,
+  defaults: { port?: number; pid?: number } = {},
+): DroverEnv {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    throw new ConfigError(variable, describe(issue, env[variable]?.trim()), ENV_EXAMPLES[variable]);
+  }
+  const e = parsed.data;
+  if (e.REDIS_SENTINELS && e.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('REDIS_SENTINELS', 'cannot be combined with REDIS_CLUSTER_NODES; set only one');
+  }
+  if (e.REDIS_SENTINELS && !e.REDIS_SENTINEL_NAME) {
+    throw new ConfigError('REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS', ENV_EXAMPLES.REDIS_SENTINEL_NAME);
+  }
+  const url = e.REDIS_URL;
+  const redis: RedisTarget = e.REDIS_SENTINELS
+    ? { kind: 'sentinel', sentinels: e.REDIS_SENTINELS, name: e.REDIS_SENTINEL_NAME!, url }
+    : e.REDIS_CLUSTER_NODES
+      ? { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, url }
+      : { kind: 'url', url: url ?? 'redis://127.0.0.1:6379', tls: (url ?? '').startsWith('rediss:') };
+  return {
+    redis,
+    prefix: e.DROVER_PREFIX ?? 'drover',
+    instanceId: e.DROVER_INSTANCE_ID ?? `${hostname()}-${defaults.pid ?? process.pid}`,
+    configFile: e.DROVER_CONFIG,
+    queues: e.DROVER_QUEUES,
+    leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
+    apiTokensFile: e.DROVER_API_TOKENS_FILE,
+    shutdownGraceMs: e.DROVER_SHUTDOWN_GRACE_MS ?? 30_000,
+    httpAllow: e.DROVER_HTTP_ALLOW,
+    port: e.PORT ?? defaults.port,
+    logLevel: e.LOG_LEVEL ?? 'info',
+    logFormat: e.LOG_FORMAT ?? 'json',
+  };
+}

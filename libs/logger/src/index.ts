@@ -1,0 +1,3 @@
+export * from './create-logger';
+export * from './nest-logger';
+export * from './logger.module';

@@ -1,0 +1,113 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { FIRE_LATENESS_BUCKETS, METRIC, RUN_DURATION_BUCKETS } from './metric-names';
+
+/**
+ * Every Drover metric, registered once on a private registry per process. Apps export all of
+ * them; which ones carry values depends on the role (a worker never sets drover_leader).
+ */
+export class DroverMetrics {
+  readonly registry: Registry;
+  readonly runsTotal: Counter<'queue' | 'job_type' | 'status'>;
+  readonly runDuration: Histogram<'queue' | 'job_type'>;
+  readonly fireLateness: Histogram<'queue'>;
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly scheduleFires: Counter<'outcome'>;
+  readonly leader: Gauge<'instance'>;
+  readonly leaderTransitions: Counter;
+  readonly leaseReclaims: Counter<'queue'>;
+  readonly routines: Gauge<'status'>;
+  readonly workerActiveJobs: Gauge<'queue'>;
+  readonly watchdogRepairs: Counter;
+  readonly queueWorkers: Gauge<'queue'>;
+  readonly queueGlobalConcurrency: Gauge<'queue'>;
+
+  constructor(opts: { defaultMetrics?: boolean; defaultLabels?: Record<string, string> } = {}) {
+    this.registry = new Registry();
+    if (opts.defaultLabels) this.registry.setDefaultLabels(opts.defaultLabels);
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.runsTotal = new Counter({
+      name: METRIC.runsTotal,
+      help: 'Run outcomes by queue, job type and status (succeeded, failed, retried, parked, canceled, skipped).',
+      labelNames: ['queue', 'job_type', 'status'],
+      registers,
+    });
+    this.runDuration = new Histogram({
+      name: METRIC.runDurationSeconds,
+      help: 'Wall time of one attempt, from handler start to its end.',
+      labelNames: ['queue', 'job_type'],
+      buckets: RUN_DURATION_BUCKETS,
+      registers,
+    });
+    this.fireLateness = new Histogram({
+      name: METRIC.fireLatenessSeconds,
+      help: 'Run start minus its scheduled slot time, for scheduled runs.',
+      labelNames: ['queue'],
+      buckets: FIRE_LATENESS_BUCKETS,
+      registers,
+    });
+    this.queueJobs = new Gauge({
+      name: METRIC.queueJobs,
+      help: 'Jobs per queue and state; exported by the scheduler leader only, so sums do not double count.',
+      labelNames: ['queue', 'state'],
+      registers,
+    });
+    this.scheduleFires = new Counter({
+      name: METRIC.scheduleFiresTotal,
+      help: 'Schedule fires by outcome (enqueued, skipped, failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.leader = new Gauge({
+      name: METRIC.leader,
+      help: '1 while this scheduler instance holds the leader lease, else 0.',
+      labelNames: ['instance'],
+      registers,
+    });
+    this.leaderTransitions = new Counter({
+      name: METRIC.leaderTransitionsTotal,
+      help: 'Times this instance gained or lost leadership.',
+      registers,
+    });
+    this.leaseReclaims = new Counter({
+      name: METRIC.leaseReclaimsTotal,
+      help: 'Jobs whose lease expired (worker died or stalled) and were reclaimed.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.routines = new Gauge({
+      name: METRIC.routines,
+      help: 'Routines by status; exported by the scheduler leader only.',
+      labelNames: ['status'],
+      registers,
+    });
+    this.workerActiveJobs = new Gauge({
+      name: METRIC.workerActiveJobs,
+      help: 'Jobs this worker process is running now.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.watchdogRepairs = new Counter({
+      name: METRIC.watchdogRepairsTotal,
+      help: 'Routines whose overdue schedule the leader watchdog had to repair.',
+      registers,
+    });
+    this.queueWorkers = new Gauge({
+      name: METRIC.queueWorkers,
+      help: 'Worker processes consuming each queue; exported by the scheduler leader only.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.queueGlobalConcurrency = new Gauge({
+      name: METRIC.queueGlobalConcurrency,
+      help: 'Configured cluster-wide ceiling of running jobs per queue (0 = none); leader only.',
+      labelNames: ['queue'],
+      registers,
+    });
+  }
+
+  /** Prometheus text exposition of this process's registry. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

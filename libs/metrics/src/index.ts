@@ -1,0 +1,3 @@
+export * from './metric-names';
+export * from './drover-metrics';
+export * from './metrics.module';

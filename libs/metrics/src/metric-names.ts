@@ -1,0 +1,39 @@
+/**
+ * Metric names and label sets are a public contract (spec §6): dashboards, alert rules and
+ * users' queries depend on them. Labels never carry one value per run or routine.
+ */
+export const METRIC = {
+  runsTotal: 'drover_runs_total',
+  runDurationSeconds: 'drover_run_duration_seconds',
+  fireLatenessSeconds: 'drover_fire_lateness_seconds',
+  queueJobs: 'drover_queue_jobs',
+  scheduleFiresTotal: 'drover_schedule_fires_total',
+  leader: 'drover_leader',
+  leaderTransitionsTotal: 'drover_leader_transitions_total',
+  leaseReclaimsTotal: 'drover_lease_reclaims_total',
+  routines: 'drover_routines',
+  workerActiveJobs: 'drover_worker_active_jobs',
+  // Beyond §6, needed by dashboards and alerts; same labelling rules apply.
+  watchdogRepairsTotal: 'drover_watchdog_repairs_total',
+  queueWorkers: 'drover_queue_workers',
+  queueGlobalConcurrency: 'drover_queue_global_concurrency',
+} as const;
+
+export const RUN_STATUSES = ['succeeded', 'failed', 'retried', 'parked', 'canceled', 'skipped'] as const;
+export type RunMetricStatus = (typeof RUN_STATUSES)[number];
+
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'parked'] as const;
+export type QueueMetricState = (typeof QUEUE_STATES)[number];
+
+export const FIRE_OUTCOMES = ['enqueued', 'skipped', 'failed'] as const;
+export type FireOutcome = (typeof FIRE_OUTCOMES)[number];
+
+export const ROUTINE_STATUSES = ['active', 'paused', 'archived'] as const;
+
+/** Job durations range from milliseconds to hours. */
+export const RUN_DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 14400,
+];
+
+/** Fire lateness ranges from milliseconds to minutes. */
+export const FIRE_LATENESS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];

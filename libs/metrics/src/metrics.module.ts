@@ -1,0 +1,25 @@
+import { Controller, Get, Global, Header, Module, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { DroverMetrics } from './drover-metrics';
+
+@Controller()
+export class MetricsController {
+  constructor(private readonly metrics: DroverMetrics) {}
+
+  @Get('metrics')
+  @Header('Cache-Control', 'no-store')
+  async scrape(@Res() res: Response): Promise<void> {
+    const { contentType, body } = await this.metrics.expose();
+    res.setHeader('Content-Type', contentType);
+    res.send(body);
+  }
+}
+
+/** One registry per process, shared by every module of the app that imports it. */
+@Global()
+@Module({
+  providers: [{ provide: DroverMetrics, useFactory: () => new DroverMetrics() }],
+  controllers: [MetricsController],
+  exports: [DroverMetrics],
+})
+export class MetricsModule {}

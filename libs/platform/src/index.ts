@@ -1,0 +1,4 @@
+export * from './readiness.registry';
+export * from './health.controller';
+export * from './platform.module';
+export * from './run-app';

@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import { type DynamicModule, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { type AppConfig, loadAppConfigOrExit } from '@drover/config';
+import { createLogger, NestPinoLogger } from '@drover/logger';
+import { ReadinessRegistry } from './readiness.registry';
+
+export interface AppSpec {
+  /** App name as in spec §2 (`scheduler`, `worker`, `api`, `standalone`). */
+  name: string;
+  defaultPort: number;
+  /** Builds the root module from validated config; the platform module is included by the app. */
+  module: (config: AppConfig, logger: Logger) => DynamicModule;
+}
+
+/**
+ * Boots an app: validate config (exit 2 on a bad value), start Nest, listen on all interfaces,
+ * and shut down gracefully on SIGTERM/SIGINT with exit code 0.
+ */
+export async function runApp(spec: AppSpec): Promise<INestApplication> {
+  const config = loadAppConfigOrExit(spec.name, { port: spec.defaultPort });
+  const { env } = config;
+  const logger = createLogger({
+    app: spec.name,
+    instanceId: env.instanceId,
+    level: env.logLevel,
+    format: env.logFormat,
+  });
+  const app = await NestFactory.create(spec.module(config, logger), {
+    logger: new NestPinoLogger(logger),
+    bufferLogs: false,
+  });
+  installShutdown(app, logger, env.shutdownGraceMs);
+  const port = env.port ?? spec.defaultPort;
+  await app.listen(port, '0.0.0.0');
+  logger.info({ port, redis: env.redis.kind, prefix: env.prefix }, `drover ${spec.name} listening on :${port}`);
+  return app;
+}
+
+function installShutdown(app: INestApplication, logger: Logger, graceMs: number): void {
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) {
+      logger.warn({ signal }, 'second signal during shutdown: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    logger.info({ signal, graceMs }, 'shutting down: no new work, letting in-flight runs finish');
+    app.get(ReadinessRegistry).markDraining();
+    // Modules wait for in-flight work up to the grace period; this timer is the backstop.
+    const backstop = setTimeout(() => {
+      logger.error({ graceMs }, 'shutdown exceeded the grace period by 10 s: exiting');
+      process.exit(1);
+    }, graceMs + 10_000);
+    backstop.unref();
+    app
+      .close()
+      .then(() => {
+        logger.info('shutdown complete');
+        logger.flush?.();
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

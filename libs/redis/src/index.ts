@@ -1,0 +1,5 @@
+export * from './connection-options';
+export * from './keys';
+export * from './redis-connections';
+export * from './memory-policy';
+export * from './redis.module';

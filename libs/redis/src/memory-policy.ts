@@ -1,0 +1,26 @@
+import type { RedisClient } from './redis-connections';
+
+export type MemoryPolicyVerdict =
+  { ok: true; policy: string } | { ok: false; policy: string; message: string } | { ok: 'unknown'; message: string };
+
+/**
+ * BullMQ loses jobs silently if Redis evicts keys, so anything but `noeviction` deserves a loud
+ * warning. Managed Redis often forbids CONFIG; then we can only say we could not check.
+ */
+export async function checkMemoryPolicy(client: RedisClient): Promise<MemoryPolicyVerdict> {
+  try {
+    const reply = (await client.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
+    const policy = reply[1] ?? 'unknown';
+    if (policy === 'noeviction') return { ok: true, policy };
+    return {
+      ok: false,
+      policy,
+      message: `Redis maxmemory-policy is "${policy}": Redis may evict job keys and lose work. Set "maxmemory-policy noeviction".`,
+    };
+  } catch (err) {
+    return {
+      ok: 'unknown',
+      message: `could not read maxmemory-policy (${(err as Error).message}); make sure it is "noeviction"`,
+    };
+  }
+}

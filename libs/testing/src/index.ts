@@ -1,0 +1,5 @@
+export * from './free-port';
+export * from './wait-for';
+export * from './redis-server';
+export * from './test-redis';
+export * from './app-process';

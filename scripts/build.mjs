@@ -1,0 +1,34 @@
+// Compiles apps/ and libs/ with swc (path aliases rewritten to relative requires), then writes
+// dist/apps/<name>/main.js entry points so every app runs as `node dist/apps/<name>/main.js`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+const swc = join(root, 'node_modules', '.bin', 'swc');
+const res = spawnSync(
+  swc,
+  [
+    'apps',
+    'libs',
+    '-d',
+    'dist',
+    '--config-file',
+    '.swcrc',
+    '--ignore',
+    '**/*.spec.ts,**/*.int-spec.ts,**/*.e2e-spec.ts',
+    '--quiet',
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
+if (res.status !== 0) process.exit(res.status ?? 1);
+for (const app of readdirSync(join(root, 'apps'))) {
+  if (!existsSync(join(root, 'dist', 'apps', app, 'src', 'main.js'))) continue;
+  mkdirSync(join(root, 'dist', 'apps', app), { recursive: true });
+  writeFileSync(join(root, 'dist', 'apps', app, 'main.js'), "'use strict';\nrequire('./src/main.js');\n");
+}
+console.log('built dist/apps/{' + readdirSync(join(root, 'dist', 'apps')).join(',') + '}/main.js');
