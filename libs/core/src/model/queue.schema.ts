@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { nameSchema } from './name.schema';
+
+const positiveInt = z.number().int().positive();
+
+/** Retry backoff: `fixed` waits `delayMs`; `exponential` waits `delayMs * 2^(attempt-1)`; both capped by `maxDelayMs`. */
+export const backoffSchema = z
+  .strictObject({
+    type: z.enum(['exponential', 'fixed']).default('exponential'),
+    delayMs: z.number().int().nonnegative().default(1000),
+    maxDelayMs: z.number().int().nonnegative().default(60_000),
+    /** Fraction in [0, 1] of the delay that may be randomly taken off (never added). 0 = deterministic. */
+    jitter: z.number().min(0).max(1).default(0),
+  })
+  .refine((b) => b.maxDelayMs >= b.delayMs, {
+    path: ['maxDelayMs'],
+    message: 'must be >= delayMs',
+  });
+
+/** Retention of finished runs: keep at most `count` and none older than `ageMs`. */
+export const retentionSchema = z.strictObject({
+  count: z.number().int().nonnegative().default(1000),
+  ageMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(7 * 24 * 3_600_000),
+});
+
+/** A queue and the defaults its jobs inherit (spec §4). */
+export const queueSchema = z.strictObject({
+  name: nameSchema,
+  /** Jobs a single worker process runs at once. */
+  concurrency: positiveInt.default(10),
+  /** Hard cluster-wide ceiling on running jobs; unset = no ceiling beyond the workers'. */
+  globalConcurrency: positiveInt.optional(),
+  rateLimit: z.strictObject({ max: positiveInt, durationMs: positiveInt }).optional(),
+  maxAttempts: positiveInt.default(3),
+  backoff: backoffSchema.prefault({}),
+  timeoutMs: positiveInt.default(300_000),
+  /** Lock duration of a running job; a lease that expires counts as one failed attempt. */
+  leaseMs: positiveInt.default(30_000),
+  retention: retentionSchema.prefault({}),
+});
+
+export type Backoff = z.infer<typeof backoffSchema>;
+export type Retention = z.infer<typeof retentionSchema>;
+/** A validated queue with every default filled in. */
+export type Queue = z.infer<typeof queueSchema>;
+/** A queue as written in a config file (defaults may be omitted). */
+export type QueueInput = z.input<typeof queueSchema>;

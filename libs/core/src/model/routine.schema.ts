@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { nameSchema } from './name.schema';
+import { backoffSchema } from './queue.schema';
+import { checkPayload } from './payload.policy';
+import { triggerSchema } from './trigger.schema';
+import { resolveValidationOptions, type ValidationOptions } from './validation-options';
+
+/** Named priorities; numbers may be used directly (higher runs first). See `priorityValue`. */
+export const PRIORITY_NAMES = ['low', 'medium', 'high'] as const;
+export type PriorityName = (typeof PRIORITY_NAMES)[number];
+
+export const prioritySchema = z.union([z.enum(PRIORITY_NAMES), z.number().int().min(-1000).max(1000)], {
+  error: 'must be "low", "medium", "high" or an integer in [-1000, 1000]',
+});
+export type Priority = z.infer<typeof prioritySchema>;
+
+export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
+export const CATCH_UP_POLICIES = ['skip', 'last', 'all'] as const;
+export const ROUTINE_STATUSES = ['active', 'paused', 'archived'] as const;
+export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
+export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
+export type RoutineStatus = (typeof ROUTINE_STATUSES)[number];
+
+/** Build the routine schema with the floor and payload cap from `opts`. */
+export function routineSchema(opts?: ValidationOptions) {
+  const { maxPayloadBytes } = resolveValidationOptions(opts);
+  return z.strictObject({
+    name: nameSchema,
+    jobType: z.string().min(1).max(200),
+    queue: nameSchema,
+    trigger: triggerSchema(opts),
+    payload: z
+      .unknown()
+      .default({})
+      .superRefine((payload, ctx) => {
+        for (const issue of checkPayload(payload, maxPayloadBytes)) {
+          ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        }
+      }),
+    priority: prioritySchema.default('medium'),
+    concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
+    catchUpPolicy: z.enum(CATCH_UP_POLICIES).default('skip'),
+    maxCatchUp: z.number().int().positive().max(10_000).default(100),
+    /** A fire started later than `slot + startingDeadlineMs` is skipped. Unset = no deadline. */
+    startingDeadlineMs: z.number().int().nonnegative().optional(),
+    /** Name of a registered condition check run before enqueueing. */
+    condition: z.string().min(1).max(200).optional(),
+    maxLaunchFailures: z.number().int().positive().default(5),
+    status: z.enum(ROUTINE_STATUSES).default('active'),
+    owner: z.string().max(200).optional(),
+    system: z.boolean().default(false),
+    labels: z.record(z.string().max(128), z.string().max(1024)).default({}),
+    /** Optional per-routine overrides of the queue's job defaults. */
+    maxAttempts: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    backoff: backoffSchema.optional(),
+    /** Weighted-staleness inputs (see priority order): depth >= 0, emphasis >= 0. */
+    depth: z.number().nonnegative().optional(),
+    emphasis: z.number().nonnegative().optional(),
+  });
+}
+
+const _defaultRoutineSchema = routineSchema();
+/** A validated routine with every default filled in. `payload` is plain JSON. */
+export type Routine = z.infer<typeof _defaultRoutineSchema>;
+/** A routine as written in a config file (defaults may be omitted). */
+export type RoutineInput = z.input<typeof _defaultRoutineSchema>;
