@@ -4,7 +4,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.drover/**', 'examples/**/dist/**', 'examples/**/node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.drover/**',
+      'examples/**/dist/**',
+      'examples/**/node_modules/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -12,7 +21,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false, fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { disallowTypeAnnotations: false, fixStyle: 'inline-type-imports' },
+      ],
       'no-console': 'off',
     },
   },
@@ -30,7 +42,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@nestjs/*', 'bullmq', 'ioredis', 'prom-client', 'pino', '@drover/*'], message: 'libs/core is pure: import only zod, cron-parser and local files.' },
+            {
+              group: ['@nestjs/*', 'bullmq', 'ioredis', 'prom-client', 'pino', '@drover/*'],
+              message: 'libs/core is pure: import only zod, cron-parser and local files.',
+            },
           ],
         },
       ],

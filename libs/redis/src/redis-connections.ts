@@ -64,6 +64,8 @@ export class RedisConnections {
     this.commandClient = undefined;
     await Promise.all(
       clients.map(async (c) => {
+        // QUIT on a connection that is not up would wait for a reconnect that may never come.
+        if (c.status !== 'ready') return c.disconnect();
         try {
           await c.quit();
         } catch {

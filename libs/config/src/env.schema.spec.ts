@@ -1,0 +1,126 @@
+import { ConfigError } from './config-error';
+import { parseEnv } from './env.schema';
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    parseEnv(env, { pid: 1 });
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseEnv', () => {
+  it('applies the spec §3 defaults to an empty environment', () => {
+    const env = parseEnv({}, { port: 3001, pid: 42 });
+    expect(env).toMatchObject({
+      redis: { kind: 'url', url: 'redis://127.0.0.1:6379', tls: false },
+      prefix: 'drover',
+      leaderTtlMs: 10_000,
+      shutdownGraceMs: 30_000,
+      port: 3001,
+      logLevel: 'info',
+      logFormat: 'json',
+    });
+    expect(env.instanceId).toMatch(/-42$/);
+    expect(env.queues).toBeUndefined();
+    expect(env.httpAllow).toBeUndefined();
+  });
+
+  it('parses every variable when set', () => {
+    const env = parseEnv({
+      REDIS_URL: 'rediss://user:p%40ss@127.0.0.1:6380/2',
+      DROVER_PREFIX: 'acme',
+      DROVER_INSTANCE_ID: 'scheduler-0',
+      DROVER_CONFIG: './drover.yaml',
+      DROVER_QUEUES: 'default, reports ,',
+      DROVER_LEADER_TTL_MS: '5000',
+      DROVER_API_TOKENS_FILE: '/etc/tokens.yaml',
+      DROVER_SHUTDOWN_GRACE_MS: '0',
+      DROVER_HTTP_ALLOW: 'http://127.0.0.1:8080/,https://hooks.example.com/',
+      PORT: '8080',
+      LOG_LEVEL: 'DEBUG',
+      LOG_FORMAT: 'pretty',
+    });
+    expect(env).toMatchObject({
+      redis: { kind: 'url', tls: true },
+      prefix: 'acme',
+      instanceId: 'scheduler-0',
+      configFile: './drover.yaml',
+      queues: ['default', 'reports'],
+      leaderTtlMs: 5000,
+      apiTokensFile: '/etc/tokens.yaml',
+      shutdownGraceMs: 0,
+      httpAllow: ['http://127.0.0.1:8080/', 'https://hooks.example.com/'],
+      port: 8080,
+      logLevel: 'debug',
+      logFormat: 'pretty',
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    expect(parseEnv({ REDIS_URL: '  ', PORT: '' }, { port: 3000 })).toMatchObject({
+      port: 3000,
+      redis: { kind: 'url' },
+    });
+  });
+
+  it('chooses Sentinel when REDIS_SENTINELS is set, keeping REDIS_URL for credentials', () => {
+    const env = parseEnv({
+      REDIS_SENTINELS: '127.0.0.1:26379, [::1]:26380',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_URL: 'redis://:secret@127.0.0.1:6379',
+    });
+    expect(env.redis).toEqual({
+      kind: 'sentinel',
+      name: 'mymaster',
+      url: 'redis://:secret@127.0.0.1:6379',
+      sentinels: [
+        { host: '127.0.0.1', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
+    });
+  });
+
+  it('chooses Cluster when REDIS_CLUSTER_NODES is set', () => {
+    expect(parseEnv({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001' }).redis).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '127.0.0.1', port: 7001 },
+      ],
+      url: undefined,
+    });
+  });
+
+  it.each([
+    [{ REDIS_URL: 'nonsense' }, 'REDIS_URL', /"nonsense" is not a URL.*e\.g\. rediss:/],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL', /scheme "http:" is not redis: or rediss:/],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379/abc' }, 'REDIS_URL', /database "abc" is not a number/],
+    [{ REDIS_SENTINELS: '127.0.0.1:26379' }, 'REDIS_SENTINEL_NAME', /is required with REDIS_SENTINELS/],
+    [{ REDIS_SENTINELS: 'nohost', REDIS_SENTINEL_NAME: 'm' }, 'REDIS_SENTINELS', /"nohost" is not host:port/],
+    [
+      { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_CLUSTER_NODES: 'b:2' },
+      'REDIS_SENTINELS',
+      /cannot be combined/,
+    ],
+    [{ REDIS_CLUSTER_NODES: '127.0.0.1:99999' }, 'REDIS_CLUSTER_NODES', /is not host:port/],
+    [{ DROVER_PREFIX: 'a b' }, 'DROVER_PREFIX', /may only hold/],
+    [{ DROVER_INSTANCE_ID: 'x y' }, 'DROVER_INSTANCE_ID', /may only hold/],
+    [{ DROVER_QUEUES: 'Default' }, 'DROVER_QUEUES', /not \[a-z0-9\]/],
+    [{ DROVER_QUEUES: ' , ' }, 'DROVER_QUEUES', /lists nothing/],
+    [{ DROVER_LEADER_TTL_MS: '10s' }, 'DROVER_LEADER_TTL_MS', /"10s" is not a whole number \(e\.g\. 10000\)/],
+    [{ DROVER_LEADER_TTL_MS: '999' }, 'DROVER_LEADER_TTL_MS', /must be between 1000 and 600000/],
+    [{ DROVER_SHUTDOWN_GRACE_MS: '-1' }, 'DROVER_SHUTDOWN_GRACE_MS', /not a whole number/],
+    [{ DROVER_HTTP_ALLOW: 'ftp://127.0.0.1/' }, 'DROVER_HTTP_ALLOW', /not an http\(s\) URL prefix/],
+    [{ PORT: '70000' }, 'PORT', /between 0 and 65535/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /"loud" is not one of fatal\|error/],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', /"xml" is not one of json\|pretty/],
+  ])('rejects %j naming %s', (env, variable, message) => {
+    const err = errorOf(env as Record<string, string>);
+    expect(err.variable).toBe(variable);
+    expect(err.message.startsWith(`${variable}: `)).toBe(true);
+    expect(err.message).toMatch(message);
+  });
+});

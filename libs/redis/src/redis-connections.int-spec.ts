@@ -1,0 +1,58 @@
+import { startRedisServer, testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
+import { checkMemoryPolicy } from './memory-policy';
+import { RedisConnections } from './redis-connections';
+
+describe('RedisConnections against a real redis-server', () => {
+  it('writes through one connection and reads back through another', async () => {
+    const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
+    const reader = testRedisClient();
+    const key = `${uniquePrefix('conn')}:hello`;
+    try {
+      await conns.command.set(key, 'world');
+      expect(await reader.get(key)).toBe('world');
+      const blocking = conns.open('blocking', 'bull');
+      expect(await blocking.ping()).toBe('PONG');
+      // The connection name makes Drover's clients findable in CLIENT LIST.
+      expect(await reader.client('LIST')).toContain('name=drover:test:cmd');
+      await conns.ping();
+    } finally {
+      await conns.closeAll();
+      reader.disconnect();
+    }
+  });
+
+  it('fails a readiness ping quickly when Redis is unreachable', async () => {
+    const conns = new RedisConnections({ kind: 'url', url: 'redis://127.0.0.1:1', tls: false }, 'test');
+    try {
+      await expect(conns.ping(300)).rejects.toThrow();
+    } finally {
+      await conns.closeAll();
+    }
+  });
+
+  it('says noeviction is fine and warns about an evicting policy', async () => {
+    const server = await startRedisServer();
+    const conns = new RedisConnections({ kind: 'url', url: server.url, tls: false }, 'test');
+    try {
+      expect(await checkMemoryPolicy(conns.command)).toEqual({ ok: true, policy: 'noeviction' });
+      await conns.command.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const verdict = await checkMemoryPolicy(conns.command);
+      expect(verdict).toMatchObject({ ok: false, policy: 'allkeys-lru' });
+      expect(verdict.ok === false && verdict.message).toMatch(/noeviction/);
+    } finally {
+      await conns.closeAll();
+      await server.stop();
+    }
+  });
+
+  it('cannot check the policy when CONFIG is forbidden, and says so', async () => {
+    const server = await startRedisServer({ extraArgs: ['--rename-command', 'CONFIG', ''] });
+    const conns = new RedisConnections({ kind: 'url', url: server.url, tls: false }, 'test');
+    try {
+      expect(await checkMemoryPolicy(conns.command)).toMatchObject({ ok: 'unknown' });
+    } finally {
+      await conns.closeAll();
+      await server.stop();
+    }
+  });
+});

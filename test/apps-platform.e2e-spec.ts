@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, testRedisUrl, uniquePrefix, type AppProcess } from '@drover/testing';
+
+const APPS = ['scheduler', 'worker', 'api', 'standalone'] as const;
+const ROOT = join(__dirname, '..');
+
+/** Runs an app to completion and returns its exit code and output (for start-up failures). */
+function runToExit(app: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'main.js')], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe.each(APPS)('the %s app', (name) => {
+  let app: AppProcess;
+
+  beforeAll(async () => {
+    app = await startApp(name, { env: { REDIS_URL: testRedisUrl(), DROVER_PREFIX: uniquePrefix(name) } });
+  });
+
+  afterAll(async () => {
+    await app.stop('SIGKILL');
+  });
+
+  it('answers /healthz and /readyz', async () => {
+    const health = await fetch(`${app.baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+    const ready = await fetch(`${app.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ok', details: { redis: { status: 'up' } } });
+  });
+
+  it('serves Prometheus text with Node defaults and Drover metrics', async () => {
+    const res = await fetch(`${app.baseUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await res.text();
+    expect(body).toMatch(/^# TYPE process_cpu_user_seconds_total counter$/m);
+    expect(body).toMatch(/^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
+    expect(body).toMatch(/^# TYPE drover_runs_total counter$/m);
+  });
+
+  it('exits 0 on SIGTERM after a graceful shutdown', async () => {
+    const code = await app.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(app.output()).toMatch(/shutdown complete/);
+  });
+});
+
+describe('start-up configuration errors', () => {
+  it('REDIS_URL=nonsense exits 2 with one line naming the variable', async () => {
+    const { code, output } = await runToExit('standalone', { REDIS_URL: 'nonsense' });
+    expect(code).toBe(2);
+    expect(output.trim()).toBe(
+      'drover standalone: invalid configuration: REDIS_URL: "nonsense" is not a URL (e.g. rediss://user:password@127.0.0.1:6380/0)',
+    );
+  });
+
+  it('a DROVER_CONFIG with a broken cron exits 2 naming the routine', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drover-e2e-'));
+    const file = join(dir, 'drover.yaml');
+    writeFileSync(
+      file,
+      'routines:\n  - name: nightly-backup\n    jobType: noop\n    queue: default\n    trigger: { kind: cron, cron: "0 25 * * *" }\nqueues:\n  - name: default\n',
+    );
+    const { code, output } = await runToExit('scheduler', { REDIS_URL: testRedisUrl(), DROVER_CONFIG: file });
+    expect(code).toBe(2);
+    expect(output).toMatch(
+      /^drover scheduler: invalid configuration: DROVER_CONFIG .*routines\[nightly-backup\]\.trigger\.cron/,
+    );
+  });
+
+  it('an invalid PORT exits 2 naming PORT', async () => {
+    const { code, output } = await runToExit('worker', { PORT: 'http' });
+    expect(code).toBe(2);
+    expect(output).toMatch(/PORT: "http" is not a whole number/);
+  });
+});
+
+describe('readiness without Redis', () => {
+  it('stays alive but not ready while Redis is unreachable', async () => {
+    const app = await startApp('api', { env: { REDIS_URL: 'redis://127.0.0.1:1' }, waitReady: false });
+    try {
+      await app.waitForLog(/listening on/);
+      expect((await fetch(`${app.baseUrl}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${app.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'error', error: { redis: { status: 'down' } } });
+    } finally {
+      expect(await app.stop('SIGTERM')).toBe(0);
+    }
+  });
+});
