@@ -18,6 +18,7 @@ const res = spawnSync(
     '.swcrc',
     '--ignore',
     '**/*.spec.ts,**/*.int-spec.ts,**/*.e2e-spec.ts',
+    '--copy-files',
     '--quiet',
   ],
   {

@@ -1,3 +1,4 @@
+export * from './clock';
 export * from './readiness.registry';
 export * from './health.controller';
 export * from './platform.module';

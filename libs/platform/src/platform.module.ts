@@ -6,6 +6,7 @@ import { LoggerModule } from '@drover/logger';
 import { MetricsModule } from '@drover/metrics';
 import { RedisModule } from '@drover/redis';
 import { HealthController } from './health.controller';
+import { Clock, SystemClock } from './clock';
 import { ReadinessRegistry } from './readiness.registry';
 
 /** What every Drover app has: config, logs, Redis, metrics, health and readiness. */
@@ -23,8 +24,8 @@ export class PlatformModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [HealthController],
-      providers: [ReadinessRegistry],
-      exports: [ReadinessRegistry],
+      providers: [ReadinessRegistry, { provide: Clock, useClass: SystemClock }],
+      exports: [ReadinessRegistry, Clock],
     };
   }
 }

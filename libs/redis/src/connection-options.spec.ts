@@ -42,8 +42,8 @@ describe('connectionPlan', () => {
   });
 
   it('caps reconnect backoff', () => {
-    const retry = connectionPlan({ kind: 'url', url: 'redis://127.0.0.1', tls: false }, 'command', 'n').options
-      .retryStrategy!;
+    const plan = connectionPlan({ kind: 'url', url: 'redis://127.0.0.1', tls: false }, 'command', 'n');
+    const retry = (plan.kind === 'single' ? plan.options.retryStrategy : undefined)!;
     expect(retry(1)).toBe(200);
     expect(retry(100)).toBe(5000);
   });

@@ -3,3 +3,4 @@ export * from './keys';
 export * from './redis-connections';
 export * from './memory-policy';
 export * from './redis.module';
+export * from './scripts';

@@ -1,0 +1,2 @@
+export * from './routines/routine-record';
+export * from './routines/routine.store';

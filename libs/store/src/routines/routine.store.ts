@@ -1,0 +1,173 @@
+import { isDeepStrictEqual } from 'node:util';
+import { parseBundle, type Routine } from '@drover/core';
+import type { DroverKeys, RedisClient } from '@drover/redis';
+import { decodeState, encodeState, type RoutineOrigin, type RoutineRecord, type RoutineState } from './routine-record';
+
+/** What an apply changed, by routine name. */
+export interface ApplyDiff {
+  created: string[];
+  updated: string[];
+  removed: string[];
+  unchanged: string[];
+}
+
+/** Thrown for an operation on a routine that does not exist. */
+export class RoutineNotFoundError extends Error {
+  constructor(readonly routine: string) {
+    super(`routine "${routine}" does not exist`);
+    this.name = 'RoutineNotFoundError';
+  }
+}
+
+/**
+ * Routines in Redis: one hash of definitions (name → JSON record) and one small state hash per
+ * routine. Definitions change rarely (API, apply); state changes on every fire.
+ */
+export class RoutineStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: DroverKeys,
+  ) {}
+
+  get definitionsKey(): string {
+    return this.keys.core('routines');
+  }
+
+  stateKey(name: string): string {
+    return this.keys.core('rstate', name);
+  }
+
+  /** Channel on which every definition change is announced (the leader reconciles at once). */
+  get changesChannel(): string {
+    return this.keys.core('routines-changed');
+  }
+
+  async get(name: string): Promise<RoutineRecord | undefined> {
+    const raw = await this.redis.hget(this.definitionsKey, name);
+    return raw ? (JSON.parse(raw) as RoutineRecord) : undefined;
+  }
+
+  async list(): Promise<RoutineRecord[]> {
+    const all = await this.redis.hgetall(this.definitionsKey);
+    return Object.values(all)
+      .map((raw) => JSON.parse(raw) as RoutineRecord)
+      .sort((a, b) => a.def.name.localeCompare(b.def.name));
+  }
+
+  async names(): Promise<string[]> {
+    return this.redis.hkeys(this.definitionsKey);
+  }
+
+  /**
+   * Creates or replaces a routine (already validated by core). A changed definition bumps the
+   * version; an identical one writes nothing. The cursor starts at `now` for a new routine so it
+   * never "catches up" slots from before it existed.
+   */
+  async upsert(def: Routine, origin: RoutineOrigin, now: number): Promise<'created' | 'updated' | 'unchanged'> {
+    const prev = await this.get(def.name);
+    if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin) return 'unchanged';
+    const record: RoutineRecord = {
+      def,
+      origin,
+      createdAt: prev?.createdAt ?? now,
+      updatedAt: now,
+      version: (prev?.version ?? 0) + 1,
+    };
+    const multi = this.redis.multi().hset(this.definitionsKey, def.name, JSON.stringify(record));
+    if (!prev) multi.hset(this.stateKey(def.name), encodeState({ since: now }));
+    // Resuming a paused routine must not catch up the slots it slept through.
+    if (prev && prev.def.status !== 'active' && def.status === 'active') {
+      multi.hset(this.stateKey(def.name), encodeState({ since: now, lastSlot: now }));
+    }
+    multi.publish(this.changesChannel, def.name);
+    await multi.exec();
+    return prev ? 'updated' : 'created';
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const res = await this.redis
+      .multi()
+      .hdel(this.definitionsKey, name)
+      .del(this.stateKey(name))
+      .publish(this.changesChannel, name)
+      .exec();
+    return Number(res?.[0]?.[1] ?? 0) > 0;
+  }
+
+  /** Changes the status (pause/resume/archive) keeping everything else. */
+  async setStatus(name: string, status: Routine['status'], now: number): Promise<RoutineRecord> {
+    const prev = await this.get(name);
+    if (!prev) throw new RoutineNotFoundError(name);
+    await this.upsert({ ...prev.def, status }, prev.origin, now);
+    return (await this.get(name))!;
+  }
+
+  /**
+   * Applies a policy bundle's routines: file routines are created/updated, file routines no
+   * longer in the bundle are removed, API-made routines are left alone. `dryRun` only diffs.
+   */
+  async applyFileRoutines(routines: Routine[], now: number, dryRun = false): Promise<ApplyDiff> {
+    const diff: ApplyDiff = { created: [], updated: [], removed: [], unchanged: [] };
+    const existing = new Map((await this.list()).map((r) => [r.def.name, r]));
+    for (const def of routines) {
+      const prev = existing.get(def.name);
+      const same = prev && prev.origin === 'file' && isDeepStrictEqual(prev.def, def);
+      if (same) diff.unchanged.push(def.name);
+      else if (dryRun) (prev ? diff.updated : diff.created).push(def.name);
+      else {
+        const outcome = await this.upsert(def, 'file', now);
+        if (outcome === 'created') diff.created.push(def.name);
+        else if (outcome === 'updated') diff.updated.push(def.name);
+        else diff.unchanged.push(def.name);
+      }
+    }
+    const wanted = new Set(routines.map((r) => r.name));
+    for (const [name, rec] of existing) {
+      if (rec.origin !== 'file' || wanted.has(name)) continue;
+      if (!dryRun) await this.remove(name);
+      diff.removed.push(name);
+    }
+    return diff;
+  }
+
+  async getState(name: string): Promise<RoutineState> {
+    return decodeState(await this.redis.hgetall(this.stateKey(name)));
+  }
+
+  async getStates(names: string[]): Promise<Map<string, RoutineState>> {
+    const pipe = this.redis.pipeline();
+    for (const n of names) pipe.hgetall(this.stateKey(n));
+    const res = (await pipe.exec()) ?? [];
+    return new Map(names.map((n, i) => [n, decodeState((res[i]?.[1] as Record<string, string>) ?? {})]));
+  }
+
+  async patchState(name: string, patch: Partial<RoutineState>): Promise<void> {
+    const encoded = encodeState(patch);
+    const del = Object.keys(encoded).filter((k) => encoded[k] === '');
+    const set = Object.fromEntries(Object.entries(encoded).filter(([, v]) => v !== ''));
+    const multi = this.redis.multi();
+    if (Object.keys(set).length) multi.hset(this.stateKey(name), set);
+    if (del.length) multi.hdel(this.stateKey(name), ...del);
+    await multi.exec();
+  }
+
+  /** Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order). */
+  async advanceCursor(name: string, slot: number): Promise<void> {
+    await this.redis.eval(
+      "local c = tonumber(redis.call('HGET', KEYS[1], 'lastSlot') or '-1') if tonumber(ARGV[1]) > c then redis.call('HSET', KEYS[1], 'lastSlot', ARGV[1]) end return 1",
+      1,
+      this.stateKey(name),
+      String(slot),
+    );
+  }
+}
+
+/** Validates one routine definition with core's rules (for API bodies); errors name the field. */
+export function validateRoutine(
+  raw: unknown,
+  knownQueues: string[],
+): { ok: true; routine: Routine } | { ok: false; errors: string[] } {
+  const res = parseBundle({ routines: [raw] }, { knownQueues });
+  if (!res.ok) return res;
+  return { ok: true, routine: res.bundle.routines[0]! };
+}
