@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-// The class file, not the @drover/metrics barrel: the barrel also loads the NestJS module (ESM-only @nestjs/common v12).
-import { DroverMetrics } from '../../libs/metrics/src/drover-metrics';
+import { DroverMetrics } from '@drover/metrics';
 import {
   type PrometheusHandle,
   type PromSample,
