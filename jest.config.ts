@@ -37,7 +37,12 @@ const config: Config = {
   coverageThreshold: { global: {}, 'libs/core/src/': { lines: 95 } },
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'], testTimeout: 30_000 },
+    {
+      ...shared,
+      displayName: 'int',
+      testMatch: ['<rootDir>/{apps,libs,observability,test}/**/*.int-spec.ts'],
+      testTimeout: 30_000,
+    },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'], testTimeout: 120_000 },
   ],
 };

@@ -3,3 +3,4 @@ export * from './wait-for';
 export * from './redis-server';
 export * from './test-redis';
 export * from './app-process';
+export * from './prometheus';

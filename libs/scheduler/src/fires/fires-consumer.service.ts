@@ -1,0 +1,56 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { LOGGER } from '@drover/logger';
+import { ReadinessRegistry } from '@drover/platform';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { Dispatcher } from './dispatcher.service';
+import { FIRES_QUEUE, slotOfFireJob, type FireJobData } from './fire-job';
+
+/**
+ * Every scheduler replica consumes the fires queue; BullMQ hands each fire to one of them.
+ * Consuming promptly matters: a Job Scheduler creates its next fire only when this one starts.
+ */
+@Injectable()
+export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private worker?: Worker<FireJobData>;
+
+  constructor(
+    private readonly conns: RedisConnections,
+    private readonly keys: DroverKeys,
+    private readonly dispatcher: Dispatcher,
+    private readonly readiness: ReadinessRegistry,
+    @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker = new Worker<FireJobData>(this.keys.bullQueueName(FIRES_QUEUE), (job) => this.process(job), {
+      connection: this.conns.open('blocking', 'fires-worker'),
+      prefix: this.keys.bullPrefix,
+      concurrency: this.opts.fireConcurrency,
+      lockDuration: 30_000,
+    });
+    this.worker.on('failed', (job, err) =>
+      this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),
+    );
+    this.worker.on('error', (err) => this.log.warn({ err: err.message }, 'fires worker error'));
+    this.readiness.register('fires', () => {
+      if (!this.worker?.isRunning()) throw new Error('not consuming the fires queue');
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // Lets in-flight fires finish: a half-dispatched fire would only be retried, but why waste it.
+    await this.worker?.close();
+  }
+
+  private async process(job: Job<FireJobData>): Promise<string> {
+    const slot = slotOfFireJob(job.id);
+    if (slot === undefined || !job.data?.routine) return 'ignored';
+    const res = await this.dispatcher.dispatchDue(job.data.routine, slot);
+    if (!res) return 'gone';
+    return `enqueued ${res.enqueued.length}, skipped ${res.skipped.length}, failed ${res.failed.length}, duplicates ${res.duplicates}`;
+  }
+}

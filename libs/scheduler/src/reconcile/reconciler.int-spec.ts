@@ -1,0 +1,121 @@
+import pino from 'pino';
+import { parseBundle, type Routine } from '@drover/core';
+import { SystemClock } from '@drover/platform';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
+import { StaleLeaderError } from '../fires/dispatcher.service';
+import { FiresQueue } from '../fires/fires-queue.provider';
+import { LeaderElector, type Leadership } from '../leadership/leader-elector';
+import { Reconciler } from './reconciler.service';
+
+function routine(name: string, trigger: Record<string, unknown>, extra: Record<string, unknown> = {}): Routine {
+  const res = parseBundle({
+    queues: [{ name: 'default' }],
+    routines: [{ name, jobType: 'noop', queue: 'default', trigger, ...extra }],
+  });
+  if (!res.ok) throw new Error(res.errors.join('; '));
+  return res.bundle.routines[0]!;
+}
+
+describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
+  let conns: RedisConnections;
+  let keys: DroverKeys;
+  let fires: FiresQueue;
+  let reconciler: Reconciler;
+  let elector: LeaderElector;
+  let lead: Leadership;
+  const clock = new SystemClock();
+  const isCurrent = () => elector.leadership?.token === lead.token;
+
+  beforeEach(async () => {
+    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'reconcile-test');
+    keys = new DroverKeys(uniquePrefix('rec'), false);
+    fires = FiresQueue.create(conns, keys);
+    reconciler = new Reconciler(conns, keys, fires, clock, pino({ level: 'silent' }));
+    elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
+    elector.start();
+    lead = await elector.waitForLeadership();
+  });
+
+  afterEach(async () => {
+    await elector.stop();
+    await fires.close();
+    await conns.closeAll();
+  });
+
+  it('creates one Job Scheduler per firing routine and none for manual or paused ones', async () => {
+    const now = clock.now();
+    await reconciler.routines.upsert(routine('cron-a', { kind: 'cron', cron: '*/5 * * * * *' }), 'api', now);
+    await reconciler.routines.upsert(routine('every-b', { kind: 'interval', everyMs: 7000 }), 'api', now);
+    await reconciler.routines.upsert(routine('manual-c', { kind: 'manual' }), 'api', now);
+    await reconciler.routines.upsert(
+      routine('paused-d', { kind: 'interval', everyMs: 1000 }, { status: 'paused' }),
+      'api',
+      now,
+    );
+    const report = await reconciler.reconcileAll(lead, isCurrent);
+    expect(report.upserted.sort()).toEqual(['cron-a', 'every-b']);
+    const schedulers = await fires.getJobSchedulers();
+    expect(schedulers.map((s) => s.key).sort()).toEqual(['cron-a', 'every-b']);
+    const every = schedulers.find((s) => s.key === 'every-b')!;
+    // The interval's slots lie on the epoch grid, whenever the scheduler was created.
+    expect(every.next! % 7000).toBe(0);
+    expect(schedulers.find((s) => s.key === 'cron-a')!.pattern).toBe('*/5 * * * * *');
+  });
+
+  it('writes nothing when nothing changed (a restart is free)', async () => {
+    const now = clock.now();
+    for (let i = 0; i < 20; i++)
+      await reconciler.routines.upsert(routine(`r${i}`, { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(20);
+    const monitor = await testRedisClient().monitor();
+    const writes: string[] = [];
+    monitor.on('monitor', (_t: string, args: string[]) => {
+      if (/^(evalsha|eval)$/i.test(args[0] ?? '') || /^(hset|zadd|del|set)$/i.test(args[0] ?? ''))
+        writes.push(args.join(' '));
+    });
+    const second = await reconciler.reconcileAll(lead, isCurrent);
+    expect(second).toEqual({ upserted: [], removed: [], unchanged: 20 });
+    await conns.command.ping(); // let MONITOR deliver what it saw
+    monitor.disconnect();
+    expect(writes).toEqual([]);
+  });
+
+  it('re-writes only the routine whose trigger changed and removes paused and deleted ones', async () => {
+    const now = clock.now();
+    await reconciler.routines.upsert(routine('a', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    await reconciler.routines.upsert(routine('b', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    await reconciler.routines.upsert(routine('c', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    await reconciler.reconcileAll(lead, isCurrent);
+    await reconciler.routines.upsert(routine('a', { kind: 'interval', everyMs: 30_000 }), 'api', now);
+    await reconciler.routines.upsert(
+      routine('b', { kind: 'interval', everyMs: 60_000 }, { payload: { x: 1 } }),
+      'api',
+      now,
+    );
+    await reconciler.routines.setStatus('c', 'paused', now);
+    const report = await reconciler.reconcileAll(lead, isCurrent);
+    expect(report).toEqual({ upserted: ['a'], removed: ['c'], unchanged: 1 });
+    expect((await fires.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['a', 'b']);
+    expect((await fires.getJobScheduler('a'))!.every).toBe(30_000);
+  });
+
+  it('arms a once routine with a delayed fire and disarms it when removed', async () => {
+    const at = new Date(clock.now() + 3_600_000).toISOString();
+    await reconciler.routines.upsert(routine('once-x', { kind: 'once', at }), 'api', clock.now());
+    await reconciler.reconcileAll(lead, isCurrent);
+    const job = await fires.getJob(`once-once-x-${Date.parse(at)}`);
+    expect(job).toBeDefined();
+    expect(await job!.getState()).toBe('delayed');
+    await reconciler.routines.remove('once-x');
+    expect((await reconciler.reconcileAll(lead, isCurrent)).removed).toEqual(['once-x']);
+    expect(await fires.getJob(`once-once-x-${Date.parse(at)}`)).toBeUndefined();
+  });
+
+  it('refuses to write for a leader that lost its lease', async () => {
+    await reconciler.routines.upsert(routine('z', { kind: 'interval', everyMs: 60_000 }), 'api', clock.now());
+    const stale: Leadership = { epoch: lead.epoch - 1, token: `test|${lead.epoch - 1}` };
+    await expect(reconciler.reconcileAll(stale, () => true)).rejects.toBeInstanceOf(StaleLeaderError);
+    expect(await conns.command.hget(reconciler.writtenKey, 'z')).toBeNull();
+  });
+});

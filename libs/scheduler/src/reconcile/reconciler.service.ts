@@ -1,0 +1,159 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { nextFire, type Routine } from '@drover/core';
+import { LOGGER } from '@drover/logger';
+import { Clock } from '@drover/platform';
+import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
+import { RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
+import { FIRE_JOB_OPTS, FiresQueue } from '../fires/fires-queue.provider';
+import { onceFireJobId, schedulerFingerprint } from '../fires/fire-job';
+import { StaleLeaderError } from '../fires/dispatcher.service';
+import type { Leadership } from '../leadership/leader-elector';
+
+export interface ReconcileReport {
+  upserted: string[];
+  removed: string[];
+  unchanged: number;
+}
+
+/**
+ * Leader only: keeps exactly one timing source on the fires queue per routine that should fire —
+ * a Job Scheduler for cron/interval, a delayed job for once — and none for the rest. Diff-based:
+ * it compares against the fingerprints it wrote last time (a hash in Redis), so a restart with
+ * nothing changed writes nothing to BullMQ.
+ */
+@Injectable()
+export class Reconciler {
+  readonly routines: RoutineStore;
+
+  constructor(
+    private readonly conns: RedisConnections,
+    private readonly keys: DroverKeys,
+    private readonly fires: FiresQueue,
+    private readonly clock: Clock,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.routines = new RoutineStore(conns.command, keys);
+  }
+
+  get writtenKey(): string {
+    return this.keys.core('scheduler-defs');
+  }
+
+  /** Whether a routine should have a timing source now. */
+  static wants(def: Routine, state: RoutineState): boolean {
+    if (def.status !== 'active' || state.disabledReason || def.trigger.kind === 'manual') return false;
+    if (def.trigger.kind === 'once') return Date.parse(def.trigger.at) > (state.lastSlot ?? -1);
+    return true;
+  }
+
+  async reconcileAll(lead: Leadership, isCurrent: () => boolean): Promise<ReconcileReport> {
+    const records = await this.routines.list();
+    const states = await this.routines.getStates(records.map((r) => r.def.name));
+    const written = await this.conns.command.hgetall(this.writtenKey);
+    const report: ReconcileReport = { upserted: [], removed: [], unchanged: 0 };
+    const desired = new Map<string, RoutineRecord>();
+    for (const rec of records) {
+      if (Reconciler.wants(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
+    }
+    for (const [name, rec] of desired) {
+      if (written[name] === schedulerFingerprint(rec.def.trigger)) {
+        report.unchanged++;
+        continue;
+      }
+      await this.write(rec, written[name], lead, isCurrent);
+      report.upserted.push(name);
+    }
+    for (const name of Object.keys(written)) {
+      if (desired.has(name)) continue;
+      await this.remove(name, written[name]!, lead, isCurrent);
+      report.removed.push(name);
+    }
+    // A stale leader can slip one BullMQ write in before its fenced bookkeeping is refused;
+    // such an orphan is in BullMQ's scheduler index but in neither `desired` nor `written`.
+    for (const name of await this.conns.command.zrange(this.fires.keys.repeat!, '0', '-1')) {
+      if (desired.has(name) || name in written) continue;
+      this.assertCurrent(isCurrent, name);
+      await this.fires.removeJobScheduler(name);
+      report.removed.push(name);
+    }
+    if (report.upserted.length || report.removed.length) {
+      this.log.info(
+        { upserted: report.upserted.length, removed: report.removed.length, unchanged: report.unchanged },
+        'reconciled schedules',
+      );
+    }
+    return report;
+  }
+
+  /** Reconciles one routine (after a change notification). */
+  async reconcileOne(name: string, lead: Leadership, isCurrent: () => boolean, force = false): Promise<void> {
+    const rec = await this.routines.get(name);
+    const state = await this.routines.getState(name);
+    const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
+    const wanted = rec && Reconciler.wants(rec.def, state);
+    if (wanted && (force || written !== schedulerFingerprint(rec.def.trigger)))
+      await this.write(rec, written, lead, isCurrent);
+    else if (!wanted && written) await this.remove(name, written, lead, isCurrent);
+  }
+
+  private async write(
+    rec: RoutineRecord,
+    previous: string | undefined,
+    lead: Leadership,
+    isCurrent: () => boolean,
+  ): Promise<void> {
+    const { def } = rec;
+    this.assertCurrent(isCurrent, def.name);
+    if (previous && previous.startsWith('once|') && def.trigger.kind !== 'once')
+      await this.removeOnce(def.name, previous);
+    const template = { name: 'fire', data: { routine: def.name }, opts: FIRE_JOB_OPTS };
+    const t = def.trigger;
+    if (t.kind === 'cron') {
+      await this.fires.upsertJobScheduler(def.name, { pattern: t.cron, tz: t.tz ?? 'UTC' }, template);
+    } else if (t.kind === 'interval') {
+      // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
+      const startDate = nextFire(t, this.clock.now())!;
+      await this.fires.upsertJobScheduler(def.name, { every: t.everyMs, startDate }, template);
+    } else if (t.kind === 'once') {
+      if (previous?.startsWith('every|') || previous?.startsWith('cron|'))
+        await this.fires.removeJobScheduler(def.name);
+      if (previous?.startsWith('once|')) await this.removeOnce(def.name, previous);
+      const at = Date.parse(t.at);
+      await this.fires.add(
+        'fire',
+        { routine: def.name },
+        { jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
+      );
+    }
+    await this.recordWritten(lead, def.name, schedulerFingerprint(t));
+  }
+
+  private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
+    this.assertCurrent(isCurrent, name);
+    if (previous.startsWith('once|')) await this.removeOnce(name, previous);
+    else await this.fires.removeJobScheduler(name);
+    await this.recordWritten(lead, name, '');
+  }
+
+  private async removeOnce(name: string, fingerprint: string): Promise<void> {
+    const at = Number(fingerprint.split('|')[1]);
+    const job = await this.fires.getJob(onceFireJobId(name, at));
+    if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+  }
+
+  private async recordWritten(lead: Leadership, name: string, fingerprint: string): Promise<void> {
+    const res = await withDroverScripts(this.conns.command).fencedHset(
+      this.keys.core('leader'),
+      this.writtenKey,
+      lead.token,
+      name,
+      fingerprint,
+    );
+    if (res === ScriptCode.StaleToken) throw new StaleLeaderError(name);
+  }
+
+  private assertCurrent(isCurrent: () => boolean, name: string): void {
+    if (!isCurrent()) throw new StaleLeaderError(name);
+  }
+}

@@ -1,0 +1,43 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { ConditionRegistry } from './conditions/condition-registry.service';
+import { Dispatcher } from './fires/dispatcher.service';
+import { FiresConsumer } from './fires/fires-consumer.service';
+import { FiresQueue } from './fires/fires-queue.provider';
+import { RUN_SINK, type RunSink } from './fires/run-sink';
+import { SchedulerLeaderService } from './leadership/scheduler-leader.service';
+import { Reconciler } from './reconcile/reconciler.service';
+import { DEFAULT_SCHEDULER_OPTIONS, SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler-options';
+
+export interface SchedulerModuleOptions extends Partial<SchedulerOptions> {
+  /** The run store the dispatcher writes runs through. */
+  runSink: { useFactory: (...args: never[]) => RunSink | Promise<RunSink>; inject?: unknown[] };
+}
+
+/** The scheduler role: leader election, reconcile, watchdog, and the fires consumer. */
+@Module({})
+export class SchedulerModule {
+  static forRoot(options: SchedulerModuleOptions): DynamicModule {
+    const { runSink, ...rest } = options;
+    return {
+      module: SchedulerModule,
+      imports: [DiscoveryModule],
+      providers: [
+        { provide: SCHEDULER_OPTIONS, useValue: { ...DEFAULT_SCHEDULER_OPTIONS, ...rest } },
+        { provide: RUN_SINK, useFactory: runSink.useFactory, inject: (runSink.inject ?? []) as never[] },
+        {
+          provide: FiresQueue,
+          inject: [RedisConnections, DroverKeys],
+          useFactory: (conns: RedisConnections, keys: DroverKeys) => FiresQueue.create(conns, keys),
+        },
+        ConditionRegistry,
+        Dispatcher,
+        Reconciler,
+        FiresConsumer,
+        SchedulerLeaderService,
+      ],
+      exports: [ConditionRegistry, SchedulerLeaderService, FiresQueue],
+    };
+  }
+}
