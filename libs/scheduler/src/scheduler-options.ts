@@ -1,6 +1,3 @@
-import type { Queue } from '@drover/core';
-import type { DroverMetrics } from '@drover/metrics';
-
 /** Tunables of the scheduler role; defaults suit production, tests shorten them. */
 export interface SchedulerOptions {
   /** How often the leader looks for overdue routines. */
@@ -12,10 +9,6 @@ export interface SchedulerOptions {
   gaugesEveryMs: number;
   /** Fires processed at once by this replica. */
   fireConcurrency: number;
-  /** Stores the bundle's queue policies (the worker runtime's queue registry). */
-  applyQueues?: (queues: Queue[]) => Promise<void>;
-  /** Sets drover_queue_* gauges (leader only). */
-  exportQueueGauges?: (metrics: DroverMetrics) => Promise<void>;
 }
 
 export const SCHEDULER_OPTIONS = Symbol('drover.scheduler-options');

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DroverKeys, RedisConnections } from '@drover/redis';
+import { RunStore, StoreModule } from '@drover/store';
 import { ConditionRegistry } from './conditions/condition-registry.service';
 import { Dispatcher } from './fires/dispatcher.service';
 import { FiresConsumer } from './fires/fires-consumer.service';
@@ -10,22 +11,18 @@ import { SchedulerLeaderService } from './leadership/scheduler-leader.service';
 import { Reconciler } from './reconcile/reconciler.service';
 import { DEFAULT_SCHEDULER_OPTIONS, SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler-options';
 
-export interface SchedulerModuleOptions extends Partial<SchedulerOptions> {
-  /** The run store the dispatcher writes runs through. */
-  runSink: { useFactory: (...args: never[]) => RunSink | Promise<RunSink>; inject?: unknown[] };
-}
+export type SchedulerModuleOptions = Partial<SchedulerOptions>;
 
 /** The scheduler role: leader election, reconcile, watchdog, and the fires consumer. */
 @Module({})
 export class SchedulerModule {
-  static forRoot(options: SchedulerModuleOptions): DynamicModule {
-    const { runSink, ...rest } = options;
+  static forRoot(options: SchedulerModuleOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [DiscoveryModule],
+      imports: [DiscoveryModule, StoreModule],
       providers: [
-        { provide: SCHEDULER_OPTIONS, useValue: { ...DEFAULT_SCHEDULER_OPTIONS, ...rest } },
-        { provide: RUN_SINK, useFactory: runSink.useFactory, inject: (runSink.inject ?? []) as never[] },
+        { provide: SCHEDULER_OPTIONS, useValue: { ...DEFAULT_SCHEDULER_OPTIONS, ...options } },
+        { provide: RUN_SINK, useFactory: (runs: RunStore): RunSink => runs, inject: [RunStore] },
         {
           provide: FiresQueue,
           inject: [RedisConnections, DroverKeys],

@@ -32,10 +32,9 @@ export interface SkippedRunRequest {
  */
 export interface RunSink {
   enqueue(run: NewRunRequest): Promise<{ id: string; created: boolean }>;
-  recordSkipped(run: SkippedRunRequest): Promise<void>;
+  recordSkipped(run: SkippedRunRequest): Promise<unknown>;
   openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus }[]>;
   cancel(id: string, reason: string): Promise<unknown>;
-  exists(id: string): Promise<boolean>;
 }
 
 export const RUN_SINK = Symbol('drover.run-sink');

@@ -5,6 +5,8 @@ import { LOGGER } from '@drover/logger';
 import { DroverMetrics, ROUTINE_STATUSES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
+import { BullQueues, QueueRegistry, WorkerCatalog } from '@drover/store';
+import { exportQueueGauges } from './queue-gauges';
 import { Dispatcher, StaleLeaderError } from '../fires/dispatcher.service';
 import { Reconciler } from '../reconcile/reconciler.service';
 import { overdueSlot } from '../reconcile/watchdog';
@@ -32,6 +34,9 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     private readonly dispatcher: Dispatcher,
     private readonly metrics: DroverMetrics,
     private readonly clock: Clock,
+    private readonly queues: QueueRegistry,
+    private readonly bull: BullQueues,
+    private readonly catalog: WorkerCatalog,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
@@ -71,7 +76,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.lead = l;
     const bundle = this.config.bundle;
     if (bundle) {
-      await this.opts.applyQueues?.(bundle.queues);
+      await this.queues.put(bundle.queues, { origin: 'file', now: this.clock.now() });
       const diff = await this.reconciler.routines.applyFileRoutines(bundle.routines, this.clock.now());
       this.log.info({ ...diff, unchanged: diff.unchanged.length }, 'applied DROVER_CONFIG');
     }
@@ -143,6 +148,6 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     for (const status of ROUTINE_STATUSES) {
       this.metrics.routines.set({ status }, records.filter((r) => r.def.status === status).length);
     }
-    await this.opts.exportQueueGauges?.(this.metrics);
+    await exportQueueGauges(this.metrics, { registry: this.queues, bull: this.bull, catalog: this.catalog });
   }
 }
