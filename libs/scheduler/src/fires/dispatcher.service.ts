@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import {
-  catchUp,
   launchBlocker,
   priorityValue,
   recordLaunchOutcome,
@@ -17,6 +16,8 @@ import { RoutineStore, type RoutineState } from '@drover/store';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { RUN_SINK, type RunSink } from './run-sink';
 import { slotClaimTtlMs } from './slot-claim';
+import { planDue } from './plan-due';
+import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 
 export interface DispatchResult {
   enqueued: string[];
@@ -42,6 +43,7 @@ export class Dispatcher {
     private readonly conditions: ConditionRegistry,
     private readonly metrics: DroverMetrics,
     @Inject(RUN_SINK) private readonly runs: RunSink,
+    @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.routinesStore = new RoutineStore(conns.command, keys);
@@ -58,14 +60,7 @@ export class Dispatcher {
     const state = await this.routinesStore.getState(routine);
     const now = Math.max(this.clock.now(), dueSlot);
     const cursor = state.lastSlot ?? state.since ?? record.createdAt;
-    const plan = catchUp({
-      trigger: def.trigger,
-      lastSlot: cursor,
-      now,
-      policy: def.catchUpPolicy,
-      maxCatchUp: def.maxCatchUp,
-      startingDeadlineMs: def.startingDeadlineMs,
-    });
+    const plan = planDue(def, cursor, now, this.opts.missedAfterMs);
     const result: DispatchResult = { enqueued: [], skipped: [], failed: [], duplicates: 0 };
     const ttl = slotClaimTtlMs(def.trigger, now);
     for (const s of plan.skip) {

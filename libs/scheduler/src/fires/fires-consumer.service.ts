@@ -30,7 +30,11 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
       connection: this.conns.open('blocking', 'fires-worker'),
       prefix: this.keys.bullPrefix,
       concurrency: this.opts.fireConcurrency,
-      lockDuration: 30_000,
+      // Short lease and frequent stalled checks: a fire held by a dead replica is retried within
+      // ~3 s, well inside missedAfterMs, so a crash never turns a slot into a missed one.
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
+      maxStalledCount: 10,
     });
     this.worker.on('failed', (job, err) =>
       this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),
