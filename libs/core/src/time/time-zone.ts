@@ -11,6 +11,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone: tz,
       hourCycle: 'h23',
+      era: 'short',
       year: 'numeric',
       month: 'numeric',
       day: 'numeric',
@@ -44,7 +45,8 @@ export function zoneOffsetMs(epochMs: number, tz: string): number {
   const whole = Math.floor(epochMs / 1000) * 1000;
   const parts = formatter(tz).formatToParts(new Date(whole));
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? '0');
-  const year = get('year');
+  const bc = parts.find((p) => p.type === 'era')?.value === 'BC';
+  const year = bc ? 1 - get('year') : get('year');
   const asUtc = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   // Date.UTC maps years 0-99 to 1900-1999; correct for the (theoretical) early years.
   const fixed = year >= 0 && year < 100 ? new Date(asUtc).setUTCFullYear(year) : asUtc;
@@ -72,15 +74,23 @@ export function fromWallMs(wallMs: number, tz: string): { epochMs: number; gap: 
   if (hits.length > 0) {
     return { epochMs: Math.min(...hits), gap: false, ambiguous: hits.length > 1 };
   }
-  // In a gap: find the transition instant between the two candidate instants (second precision).
+  // In a gap: the first valid instant is the transition between the two candidate instants.
   const cands = [...offsets].map((o) => wallMs - o);
-  let lo = Math.floor(Math.min(...cands) / 1000); // before the transition (old offset)
-  let hi = Math.ceil(Math.max(...cands) / 1000); // at/after the transition (new offset)
+  return { epochMs: offsetTransition(Math.min(...cands), Math.max(...cands), tz), gap: true, ambiguous: false };
+}
+
+/**
+ * The first whole second in `(loMs, hiMs]` whose UTC offset in `tz` differs from the offset at `loMs`
+ * (binary search; `hiMs` must already have a different offset). Returns epoch ms.
+ */
+export function offsetTransition(loMs: number, hiMs: number, tz: string): number {
+  let lo = Math.floor(loMs / 1000);
+  let hi = Math.ceil(hiMs / 1000);
   const before = zoneOffsetMs(lo * 1000, tz);
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (zoneOffsetMs(mid * 1000, tz) === before) lo = mid;
     else hi = mid;
   }
-  return { epochMs: hi * 1000, gap: true, ambiguous: false };
+  return hi * 1000;
 }

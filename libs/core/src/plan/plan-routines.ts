@@ -1,0 +1,67 @@
+import { catchUp } from '../policy/catch-up.policy';
+import { launchBlocker } from '../policy/launcher.policy';
+import { decideOverlap } from '../policy/overlap.policy';
+import { runIdForSlot } from '../run/run-id';
+import type { Run } from '../run/run.schema';
+import { nextFire } from '../schedule/next-fire';
+import { compareStrings } from './compare-strings';
+import type { PlanResult, PlanState, RoutineState } from './plan.types';
+
+type RoutinePhase = Pick<PlanResult, 'fires' | 'skips' | 'waiting' | 'upcoming'>;
+
+function planRoutine(rs: RoutineState, now: number, state: PlanState, queues: Set<string>, out: RoutinePhase): void {
+  const { routine } = rs;
+  const subject = { kind: 'routine', name: routine.name } as const;
+  if (routine.status !== 'active') {
+    out.waiting.push({ subject, reason: 'paused', detail: routine.status });
+    return;
+  }
+  if (!queues.has(routine.queue)) {
+    out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
+    return;
+  }
+  const next = nextFire(routine.trigger, now);
+  if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
+  const blocker = launchBlocker(rs.launcher, now);
+  if (blocker) {
+    out.waiting.push({ subject, ...blocker });
+    return;
+  }
+  const cu = catchUp({
+    trigger: routine.trigger,
+    lastSlot: rs.lastSlot,
+    now,
+    policy: routine.catchUpPolicy,
+    maxCatchUp: routine.maxCatchUp,
+    ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
+    ...(state.graceMs !== undefined && { graceMs: state.graceMs }),
+  });
+  const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
+  const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
+  for (const f of cu.fire) {
+    const runId = runIdForSlot(routine.name, f.slot);
+    const overlap = decideOverlap(routine.concurrencyPolicy, runs);
+    if (overlap.action === 'skip') {
+      skips.push({ routine: routine.name, slot: f.slot, reason: overlap.reason });
+      out.waiting.push({ subject, reason: 'overlap', detail: `active: ${overlap.blockingRunIds.join(', ')}` });
+      continue;
+    }
+    const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
+    out.fires.push({ routine: routine.name, queue: routine.queue, slot: f.slot, source: f.source, runId, cancel });
+    if (cancel.length > 0) runs.splice(0, runs.length);
+    runs.push({ id: runId, status: 'queued' });
+  }
+  out.skips.push(...skips.sort((a, b) => a.slot - b.slot));
+}
+
+/**
+ * Routine phase of `plan`: for each routine (by name) the due fires after catch-up, launcher and overlap
+ * policy; skipped slots; why a routine waits; and its next fire after `now` (epoch ms). Pure.
+ */
+export function planRoutines(state: PlanState, now: number): RoutinePhase {
+  const out: RoutinePhase = { fires: [], skips: [], waiting: [], upcoming: [] };
+  const queues = new Set(state.queues.map((q) => q.queue.name));
+  const routines = [...state.routines].sort((a, b) => compareStrings(a.routine.name, b.routine.name));
+  for (const rs of routines) planRoutine(rs, now, state, queues, out);
+  return out;
+}

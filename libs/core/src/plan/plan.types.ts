@@ -1,0 +1,86 @@
+import type { Queue } from '../model/queue.schema';
+import type { Routine } from '../model/routine.schema';
+import type { LauncherState } from '../policy/launcher.policy';
+import type { SkipReason } from '../policy/skip-reason';
+import type { Run, RunSource } from '../run/run.schema';
+
+/** A run waiting in a queue (status `queued`), as the plan needs it. */
+export type QueuedRun = Pick<Run, 'id' | 'routine' | 'source' | 'scheduledFor'> &
+  Partial<Pick<Run, 'priority' | 'nextAttemptAt'>>;
+
+export interface QueueState {
+  queue: Queue;
+  /** The queue is paused: nothing starts. */
+  paused?: boolean;
+  /** Runs currently running cluster-wide. */
+  running: number;
+  /** Worker processes consuming this queue; capacity is `concurrency × workers`. Unset = not limited by workers. */
+  workers?: number;
+  /** Queued runs (including delayed retries, whose `nextAttemptAt` may lie in the future). */
+  waiting: readonly QueuedRun[];
+  /** Ids of parked runs: held until an operator acts, never started by the plan. */
+  parked?: readonly string[];
+}
+
+export interface RoutineState {
+  routine: Routine;
+  /** Latest slot already fired or recorded (epoch ms). */
+  lastSlot: number;
+  launcher?: LauncherState;
+  /** The routine's runs (only scheduled/queued/running matter, for overlap). */
+  runs?: readonly Pick<Run, 'id' | 'status'>[];
+}
+
+export interface PlanState {
+  queues: readonly QueueState[];
+  routines: readonly RoutineState[];
+  /** Exponent weight in weighted staleness. Default 1. */
+  depthWeight?: number;
+  /** Passed to catch-up (see `catchUp`). */
+  graceMs?: number;
+}
+
+export type WaitReason =
+  | 'paused' // routine paused (or archived)
+  | 'queue-paused'
+  | 'ceiling-reached' // queue capacity (globalConcurrency / concurrency × workers) is full
+  | 'backing-off' // launcher backoff, or a retry's delay not yet over
+  | 'not-yet-due' // a queued run whose scheduledFor lies in the future (delayed job)
+  | 'disabled' // launcher disabled after maxLaunchFailures
+  | 'parked'
+  | 'overlap' // concurrencyPolicy forbid and a run is still active
+  | 'queue-unknown'; // the routine's queue is not in the state
+
+export type PlanSubject = { kind: 'routine'; name: string } | { kind: 'run'; id: string; queue: string };
+
+export interface PlannedFire {
+  routine: string;
+  queue: string;
+  slot: number;
+  source: RunSource;
+  runId: string;
+  /** Run ids to cancel first (concurrencyPolicy `replace`). */
+  cancel: string[];
+}
+
+export interface PlannedStart {
+  runId: string;
+  queue: string;
+  routine: string | null;
+  /** True if this run does not exist yet: it is one of `fires`. */
+  fromFire: boolean;
+}
+
+export interface PlanResult {
+  now: number;
+  /** What would fire now, by routine name then slot. */
+  fires: PlannedFire[];
+  /** Slots that would be recorded as skipped, by routine then slot. */
+  skips: { routine: string; slot: number; reason: SkipReason }[];
+  /** What would be leased next, per queue in priority order (queues by name). */
+  starts: PlannedStart[];
+  /** Everything that waits, and why (`until`: epoch ms when the reason lapses, when known). */
+  waiting: { subject: PlanSubject; reason: WaitReason; until?: number; detail?: string }[];
+  /** Next fire time of each active routine after `now`, by routine name. */
+  upcoming: { routine: string; at: number }[];
+}

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { NAME_PATTERN } from '../model/name.schema';
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The deterministic run id of a routine's slot: `r-<routine>-<slotMs>`. The same slot always yields the same
+ * id, so several schedulers firing it produce one run (BullMQ deduplicates on job id). Contains no `:`.
+ * Throws `RangeError` for an invalid routine name or a slot that is not a non-negative integer (epoch ms).
+ */
+export function runIdForSlot(routineName: string, slotMs: number): string {
+  if (!NAME_PATTERN.test(routineName)) throw new RangeError(`invalid routine name ${JSON.stringify(routineName)}`);
+  if (!Number.isSafeInteger(slotMs) || slotMs < 0)
+    throw new RangeError(`slot must be a non-negative integer, got ${slotMs}`);
+  return `r-${routineName}-${slotMs}`;
+}
+
+/** Inverse of {@link runIdForSlot}; `undefined` for any other id. */
+export function parseSlotRunId(id: string): { routine: string; slotMs: number } | undefined {
+  const m = /^r-(.+)-(\d+)$/.exec(id);
+  if (!m || !NAME_PATTERN.test(m[1] as string)) return undefined;
+  const slotMs = Number(m[2]);
+  return Number.isSafeInteger(slotMs) ? { routine: m[1] as string, slotMs } : undefined;
+}
+
+function randomChars(random: () => number, n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const r = Math.min(Math.max(random(), 0), 0.9999999999);
+    out += ALPHABET[Math.floor(r * ALPHABET.length)];
+  }
+  return out;
+}
+
+/**
+ * A fresh id for an ad-hoc (or manual) run: `<prefix>-<now base36>-<16 random base36 chars>` (~82 bits).
+ * Sorts by creation time; `random` returns values in [0, 1). Prefix `a` for ad-hoc jobs, `m` for manual triggers.
+ */
+export function adHocRunId(now: number, random: () => number, prefix: 'a' | 'm' = 'a'): string {
+  return `${prefix}-${Math.max(0, Math.floor(now)).toString(36)}-${randomChars(random, 16)}`;
+}
+
+/** The run id for a caller's idempotency key: `k-<first 32 hex of sha256(key)>`. Same key → same run. */
+export function runIdForIdempotencyKey(key: string): string {
+  return `k-${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
+}
