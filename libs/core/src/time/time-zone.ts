@@ -42,6 +42,7 @@ export function isValidTimeZone(tz: string): boolean {
  * Whole seconds; throws `RangeError` for an unknown zone.
  */
 export function zoneOffsetMs(epochMs: number, tz: string): number {
+  if (tz === 'UTC') return 0;
   const whole = Math.floor(epochMs / 1000) * 1000;
   const parts = formatter(tz).formatToParts(new Date(whole));
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? '0');
