@@ -4,3 +4,4 @@ export * from './redis-server';
 export * from './test-redis';
 export * from './app-process';
 export * from './prometheus';
+export * from './http-oracle';

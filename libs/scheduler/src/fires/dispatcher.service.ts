@@ -14,10 +14,11 @@ import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
 import { RoutineStore, type RoutineState } from '@drover/store';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
+import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { planDue } from './plan-due';
 import { RUN_SINK, type RunSink } from './run-sink';
 import { slotClaimTtlMs } from './slot-claim';
-import { planDue } from './plan-due';
-import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { decodeDecision, encodeDecision, type SlotDecision } from './slot-decision';
 
 export interface DispatchResult {
   enqueued: string[];
@@ -27,10 +28,15 @@ export interface DispatchResult {
   duplicates: number;
 }
 
+/** A claim younger than this whose run is missing is completed by whoever finds it. */
+const COMPLETE_CLAIMS_YOUNGER_THAN_MS = 120_000;
+
 /**
  * Turns a due routine into runs: every replica runs this for the fires BullMQ hands it, and the
- * leader for catch-up and watchdog repairs. At most one run per slot holds whoever calls, because
- * each slot is claimed (SET NX) before anything is written and run ids are derived from the slot.
+ * leader for catch-up and watchdog repairs. Per slot it decides (status, launcher backoff,
+ * condition, overlap), claims the slot with that decision (SET NX), then applies it. Run ids
+ * derive from the slot and every write is idempotent, so a slot yields at most one run whoever
+ * calls and however often; a decision whose maker died half-way is completed by the next caller.
  */
 @Injectable()
 export class Dispatcher {
@@ -63,27 +69,76 @@ export class Dispatcher {
     const plan = planDue(def, cursor, now, this.opts.missedAfterMs);
     const result: DispatchResult = { enqueued: [], skipped: [], failed: [], duplicates: 0 };
     const ttl = slotClaimTtlMs(def.trigger, now);
-    for (const s of plan.skip) {
-      const id = runIdForSlot(routine, s.slot);
-      if (!(await this.claim(routine, s.slot, `skip:${s.reason}`, ttl, token))) {
-        result.duplicates++;
-        continue;
-      }
-      await this.skip(def, id, s.slot, s.reason, 'catch-up', result);
-    }
     if (plan.unlisted) this.metrics.scheduleFires.inc({ outcome: 'skipped' }, plan.unlisted.count);
+    const slots = [
+      ...plan.skip.map((s) => ({ slot: s.slot, skip: s.reason, source: 'catch-up' as const })),
+      ...plan.fire.map((f) => ({ slot: f.slot, skip: undefined, source: f.source })),
+    ].sort((a, b) => a.slot - b.slot);
     let launcher: LauncherState = { ...state };
-    for (const f of plan.fire) {
-      const id = runIdForSlot(routine, f.slot);
-      if (!(await this.claim(routine, f.slot, `fire:${id}`, ttl, token))) {
+    for (const s of slots) {
+      const id = runIdForSlot(routine, s.slot);
+      const decided = s.skip
+        ? { decision: { kind: 'skip', source: s.source, reason: s.skip, at: now } as SlotDecision, launcher }
+        : await this.decide(def, s.slot, s.source, launcher, now);
+      if (await this.claim(routine, s.slot, encodeDecision(decided.decision), ttl, token)) {
+        launcher = decided.launcher;
+        await this.apply(def, id, s.slot, decided.decision, result, true);
+      } else {
         result.duplicates++;
-        continue;
+        const existing = decodeDecision(await this.conns.command.get(this.keys.core('slot', routine, s.slot)));
+        if (existing && this.clock.now() - existing.at < COMPLETE_CLAIMS_YOUNGER_THAN_MS) {
+          await this.apply(def, id, s.slot, existing, result, false);
+        }
       }
-      launcher = await this.fire(def, id, f.slot, f.source, launcher, result);
     }
     if (plan.cursor > cursor) await this.routinesStore.advanceCursor(routine, plan.cursor);
     await this.saveLauncher(routine, state, launcher, result);
     return result;
+  }
+
+  /** Status, launcher backoff, condition and overlap, in that order; pure but for the condition and the run lookup. */
+  private async decide(
+    def: Routine,
+    slot: number,
+    source: 'schedule' | 'catch-up',
+    launcher: LauncherState,
+    now: number,
+  ): Promise<{ decision: SlotDecision; launcher: LauncherState }> {
+    const skip = (reason: string, next = launcher, failed = false) => ({
+      decision: { kind: 'skip', source, reason, failed, at: now } as SlotDecision,
+      launcher: next,
+    });
+    if (def.status === 'paused') return skip('paused');
+    const blocked = launchBlocker(launcher, now);
+    if (blocked) return skip(blocked.reason);
+    if (def.condition) {
+      try {
+        const ok = await this.conditions.evaluate(def.condition, {
+          routine: def.name,
+          slot,
+          payload: def.payload,
+          signal: new AbortController().signal,
+        });
+        if (!ok) return skip('condition-false', recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));
+      } catch (err) {
+        const message = String((err as Error)?.message ?? err).slice(0, 400);
+        const next = recordLaunchOutcome(launcher, { kind: 'failed', error: message }, now, def);
+        this.log.warn(
+          { routine: def.name, slot, err: message, failures: next.consecutiveFailures },
+          'condition check failed',
+        );
+        return skip(`condition-failed: ${message}`, next, true);
+      }
+    }
+    const others = (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== runIdForSlot(def.name, slot));
+    if (def.concurrencyPolicy === 'forbid' && others.length > 0) {
+      return skip('overlap-forbid', recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));
+    }
+    const cancel = def.concurrencyPolicy === 'replace' ? others.map((r) => r.id) : [];
+    return {
+      decision: { kind: 'fire', source, cancel, at: now },
+      launcher: recordLaunchOutcome(launcher, { kind: 'enqueued' }, now, def),
+    };
   }
 
   private async claim(routine: string, slot: number, value: string, ttlMs: number, token: string): Promise<boolean> {
@@ -99,97 +154,54 @@ export class Dispatcher {
     return res === 1;
   }
 
-  private async fire(
+  /** Writes what was decided. Idempotent; `count` is false when completing someone else's claim. */
+  private async apply(
     def: Routine,
     id: string,
     slot: number,
-    source: 'schedule' | 'catch-up',
-    launcher: LauncherState,
+    d: SlotDecision,
     result: DispatchResult,
-  ): Promise<LauncherState> {
-    if (def.status === 'paused') {
-      await this.skip(def, id, slot, 'paused', source, result);
-      return launcher;
-    }
-    const blocked = launchBlocker(launcher, this.clock.now());
-    if (blocked) {
-      await this.skip(def, id, slot, blocked.reason, source, result);
-      return launcher;
-    }
-    if (def.condition) {
-      try {
-        const ac = new AbortController();
-        const ok = await this.conditions.evaluate(def.condition, {
-          routine: def.name,
-          slot,
-          payload: def.payload,
-          signal: ac.signal,
-        });
-        if (!ok) {
-          await this.skip(def, id, slot, 'condition-false', source, result);
-          return recordLaunchOutcome(launcher, { kind: 'skipped' }, this.clock.now(), def);
-        }
-      } catch (err) {
-        const message = (err as Error).message ?? String(err);
-        const next = recordLaunchOutcome(launcher, { kind: 'failed', error: message }, this.clock.now(), def);
-        await this.skip(def, id, slot, `condition-failed: ${message}`.slice(0, 500), source, result, 'failed');
-        result.failed.push({ id, error: message });
-        this.log.warn(
-          { routine: def.name, slot, err: message, failures: next.consecutiveFailures },
-          'condition check failed',
-        );
-        return next;
+    count: boolean,
+  ): Promise<void> {
+    if (d.kind === 'skip') {
+      const { created } = (await this.runs.recordSkipped({
+        id,
+        routine: def.name,
+        jobType: def.jobType,
+        queue: def.queue,
+        source: d.source,
+        scheduledFor: slot,
+        reason: d.reason,
+      })) as { created?: boolean };
+      if (!count && created === false) return;
+      this.metrics.scheduleFires.inc({ outcome: d.failed ? 'failed' : 'skipped' });
+      if (d.failed) result.failed.push({ id, error: d.reason });
+      else {
+        this.metrics.runsTotal.inc({ queue: def.queue, job_type: def.jobType, status: 'skipped' });
+        result.skipped.push({ id, reason: d.reason });
       }
+      return;
     }
-    const open = await this.runs.openRunsOfRoutine(def.name);
-    const others = open.filter((r) => r.id !== id);
-    if (def.concurrencyPolicy === 'forbid' && others.length > 0) {
-      await this.skip(def, id, slot, 'overlap-forbid', source, result);
-      return recordLaunchOutcome(launcher, { kind: 'skipped' }, this.clock.now(), def);
-    }
-    if (def.concurrencyPolicy === 'replace') {
-      for (const r of others) await this.runs.cancel(r.id, `replaced by ${id}`);
-    }
-    await this.runs.enqueue({
+    for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
+    const { created } = await this.runs.enqueue({
       id,
       routine: def.name,
       jobType: def.jobType,
       queue: def.queue,
-      source,
+      source: d.source,
       scheduledFor: slot,
       payload: def.payload,
       priority: priorityValue(def.priority),
       maxAttempts: def.maxAttempts,
+      timeoutMs: def.timeoutMs,
+      backoff: def.backoff,
       createdBy: 'scheduler',
     });
+    if (!count && !created) return;
+    if (!count)
+      this.log.warn({ routine: def.name, slot, run: id }, 'completed a slot whose claimer died before enqueueing');
     this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
     result.enqueued.push(id);
-    return recordLaunchOutcome(launcher, { kind: 'enqueued' }, this.clock.now(), def);
-  }
-
-  private async skip(
-    def: Routine,
-    id: string,
-    slot: number,
-    reason: string,
-    source: 'schedule' | 'catch-up',
-    result: DispatchResult,
-    outcome: 'skipped' | 'failed' = 'skipped',
-  ): Promise<void> {
-    await this.runs.recordSkipped({
-      id,
-      routine: def.name,
-      jobType: def.jobType,
-      queue: def.queue,
-      source,
-      scheduledFor: slot,
-      reason,
-    });
-    this.metrics.scheduleFires.inc({ outcome });
-    if (outcome === 'skipped') {
-      this.metrics.runsTotal.inc({ queue: def.queue, job_type: def.jobType, status: 'skipped' });
-      result.skipped.push({ id, reason });
-    }
   }
 
   private async saveLauncher(

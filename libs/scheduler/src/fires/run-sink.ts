@@ -1,4 +1,4 @@
-import type { RunSource, RunStatus } from '@drover/core';
+import type { Backoff, RunSource, RunStatus } from '@drover/core';
 
 /** A run to create in its work queue; the id is deterministic per slot, so a repeat is a no-op. */
 export interface NewRunRequest {
@@ -14,6 +14,9 @@ export interface NewRunRequest {
   delayMs?: number;
   maxAttempts?: number;
   createdBy?: string;
+  /** A routine's own overrides of its queue's policy. */
+  timeoutMs?: number;
+  backoff?: Backoff;
 }
 
 export interface SkippedRunRequest {
