@@ -38,12 +38,15 @@ function planRoutine(rs: RoutineState, now: number, state: PlanState, queues: Se
   });
   const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
   const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
+  let blockedNoted = false;
   for (const f of cu.fire) {
     const runId = runIdForSlot(routine.name, f.slot);
     const overlap = decideOverlap(routine.concurrencyPolicy, runs);
     if (overlap.action === 'skip') {
       skips.push({ routine: routine.name, slot: f.slot, reason: overlap.reason });
-      out.waiting.push({ subject, reason: 'overlap', detail: `active: ${overlap.blockingRunIds.join(', ')}` });
+      if (!blockedNoted)
+        out.waiting.push({ subject, reason: 'overlap', detail: `active: ${overlap.blockingRunIds.join(', ')}` });
+      blockedNoted = true;
       continue;
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];

@@ -135,6 +135,12 @@ describe('afterFailure', () => {
     expect(afterFailure(run, failure, policy, NOW)).toEqual(expected);
   });
 
+  it('without a random, jitter takes nothing off (the deterministic upper bound)', () => {
+    expect(afterFailure({ attempt: 2, maxAttempts: 3 }, error, { backoff: { ...exp, jitter: 1 } }, NOW)).toMatchObject({
+      delayMs: 2000,
+    });
+  });
+
   it('lets the policy override maxAttempts and applies jitter with the given random', () => {
     expect(afterFailure({ attempt: 3, maxAttempts: 3 }, error, { backoff: exp, maxAttempts: 5 }, NOW)).toMatchObject({
       action: 'retry',

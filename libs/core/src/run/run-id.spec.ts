@@ -1,0 +1,43 @@
+import { adHocRunId, parseSlotRunId, runIdForIdempotencyKey, runIdForSlot } from './run-id';
+
+const NOW = 1_749_996_000_000;
+
+describe('run ids', () => {
+  it('derives the same id for the same slot, with no ":"', () => {
+    expect(runIdForSlot('nightly-backup', NOW)).toBe('r-nightly-backup-1749996000000');
+    expect(runIdForSlot('a.b_c', 0)).toBe('r-a.b_c-0');
+    expect(runIdForSlot('nightly-backup', NOW)).not.toContain(':');
+  });
+
+  it.each([
+    ['Bad Name', NOW],
+    ['a:b', NOW],
+    ['ok', -1],
+    ['ok', 1.5],
+    ['ok', Number.NaN],
+  ])('refuses routine %j slot %d', (name, slot) => {
+    expect(() => runIdForSlot(name, slot)).toThrow(RangeError);
+  });
+
+  it('parses slot ids back, even when the routine name contains dashes and digits', () => {
+    expect(parseSlotRunId('r-a-1-5')).toEqual({ routine: 'a-1', slotMs: 5 });
+    expect(parseSlotRunId(runIdForSlot('x-9', NOW))).toEqual({ routine: 'x-9', slotMs: NOW });
+    expect(parseSlotRunId('a-123-abc')).toBeUndefined();
+    expect(parseSlotRunId('r-Bad-5')).toBeUndefined();
+    expect(parseSlotRunId('r-a-99999999999999999999')).toBeUndefined();
+  });
+
+  it('makes ad-hoc ids from the injected clock and random', () => {
+    let i = 0;
+    const random = () => (i++ % 36) / 36;
+    expect(adHocRunId(NOW, random)).toBe(`a-${NOW.toString(36)}-0123456789abcdef`);
+    expect(adHocRunId(NOW, () => 0.9999999999999, 'm')).toBe(`m-${NOW.toString(36)}-zzzzzzzzzzzzzzzz`);
+    expect(adHocRunId(-5, () => -1)).toBe('a-0-0000000000000000');
+  });
+
+  it('maps an idempotency key to a stable, safe id', () => {
+    expect(runIdForIdempotencyKey('order:42')).toBe(runIdForIdempotencyKey('order:42'));
+    expect(runIdForIdempotencyKey('order:42')).toMatch(/^k-[0-9a-f]{32}$/);
+    expect(runIdForIdempotencyKey('order:42')).not.toBe(runIdForIdempotencyKey('order:43'));
+  });
+});
