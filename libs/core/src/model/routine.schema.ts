@@ -9,6 +9,7 @@ import { resolveValidationOptions, type ValidationOptions } from './validation-o
 export const PRIORITY_NAMES = ['low', 'medium', 'high'] as const;
 export type PriorityName = (typeof PRIORITY_NAMES)[number];
 
+/** `low|medium|high` or an integer in [-1000, 1000]; higher runs first (see `priorityValue`). */
 export const prioritySchema = z.union([z.enum(PRIORITY_NAMES), z.number().int().min(-1000).max(1000)], {
   error: 'must be "low", "medium", "high" or an integer in [-1000, 1000]',
 });

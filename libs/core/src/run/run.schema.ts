@@ -20,6 +20,7 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['scheduled', 'queued',
 export const RUN_SOURCES = ['schedule', 'catch-up', 'manual', 'api', 'replay'] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];
 
+/** Message and stack of a run's last failure. */
 export const runErrorSchema = z.object({
   message: z.string(),
   stack: z.string().optional(),
