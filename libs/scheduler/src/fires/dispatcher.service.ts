@@ -28,8 +28,13 @@ export interface DispatchResult {
   duplicates: number;
 }
 
-/** A claim younger than this whose run is missing is completed by whoever finds it. */
-const COMPLETE_CLAIMS_YOUNGER_THAN_MS = 120_000;
+/**
+ * A claimer writes its run within milliseconds of claiming. A claim older than this whose run is
+ * missing means the claimer died half-way; whoever finds it then completes the decision.
+ */
+const CLAIM_SETTLE_MS = 10_000;
+/** Claims older than this are history: their slot was long dealt with one way or another. */
+const CLAIM_COMPLETION_WINDOW_MS = 30 * 60_000;
 
 /**
  * Turns a due routine into runs: every replica runs this for the fires BullMQ hands it, and the
@@ -59,7 +64,12 @@ export class Dispatcher {
    * Handles every slot of `routine` due by now (at least up to `dueSlot`, which may be a hair in
    * the future on a skewed clock). `token` fences leader-only callers; fires pass none.
    */
-  async dispatchDue(routine: string, dueSlot: number, token = ''): Promise<DispatchResult | undefined> {
+  async dispatchDue(
+    routine: string,
+    dueSlot: number,
+    token = '',
+    opts: { retry?: boolean } = {},
+  ): Promise<DispatchResult | undefined> {
     const record = await this.routinesStore.get(routine);
     if (!record || record.def.status === 'archived' || record.def.trigger.kind === 'manual') return undefined;
     const def = record.def;
@@ -82,15 +92,15 @@ export class Dispatcher {
         : await this.decide(def, s.slot, s.source, launcher, now);
       if (await this.claim(routine, s.slot, encodeDecision(decided.decision), ttl, token)) {
         launcher = decided.launcher;
-        await this.apply(def, id, s.slot, decided.decision, result, true);
+        await this.apply(def, id, s.slot, decided.decision, result);
       } else {
         result.duplicates++;
-        const existing = decodeDecision(await this.conns.command.get(this.keys.core('slot', routine, s.slot)));
-        if (existing && this.clock.now() - existing.at < COMPLETE_CLAIMS_YOUNGER_THAN_MS) {
-          await this.apply(def, id, s.slot, existing, result, false);
-        }
+        await this.completeIfAbandoned(def, s.slot, !!opts.retry, result);
       }
     }
+    // A retried fire whose slot the cursor already passed: its first attempt may have died
+    // between claiming and writing the run (a crashed replica), so look once more.
+    if (opts.retry && dueSlot <= cursor) await this.completeIfAbandoned(def, dueSlot, true, result);
     if (plan.cursor > cursor) await this.routinesStore.advanceCursor(routine, plan.cursor);
     await this.saveLauncher(routine, state, launcher, result);
     return result;
@@ -154,15 +164,28 @@ export class Dispatcher {
     return res === 1;
   }
 
-  /** Writes what was decided. Idempotent; `count` is false when completing someone else's claim. */
-  private async apply(
+  /** Finishes a claimed slot whose run was never written (its claimer died half-way). */
+  private async completeIfAbandoned(
     def: Routine,
-    id: string,
     slot: number,
-    d: SlotDecision,
+    settled: boolean,
     result: DispatchResult,
-    count: boolean,
   ): Promise<void> {
+    const decision = decodeDecision(await this.conns.command.get(this.keys.core('slot', def.name, slot)));
+    if (!decision) return;
+    const age = this.clock.now() - decision.at;
+    if ((!settled && age < CLAIM_SETTLE_MS) || age > CLAIM_COMPLETION_WINDOW_MS) return;
+    const id = runIdForSlot(def.name, slot);
+    if (decision.kind === 'fire' && (await this.runs.get(id))) return;
+    this.log.warn(
+      { routine: def.name, slot, run: id, decision: decision.kind },
+      'completing a slot whose claimer died half-way',
+    );
+    await this.apply(def, id, slot, decision, result);
+  }
+
+  /** Writes what was decided; idempotent (a skip record or run that exists is left as it is). */
+  private async apply(def: Routine, id: string, slot: number, d: SlotDecision, result: DispatchResult): Promise<void> {
     if (d.kind === 'skip') {
       const { created } = (await this.runs.recordSkipped({
         id,
@@ -173,7 +196,7 @@ export class Dispatcher {
         scheduledFor: slot,
         reason: d.reason,
       })) as { created?: boolean };
-      if (!count && created === false) return;
+      if (created === false) return;
       this.metrics.scheduleFires.inc({ outcome: d.failed ? 'failed' : 'skipped' });
       if (d.failed) result.failed.push({ id, error: d.reason });
       else {
@@ -197,9 +220,7 @@ export class Dispatcher {
       backoff: def.backoff,
       createdBy: 'scheduler',
     });
-    if (!count && !created) return;
-    if (!count)
-      this.log.warn({ routine: def.name, slot, run: id }, 'completed a slot whose claimer died before enqueueing');
+    if (!created) return;
     this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
     result.enqueued.push(id);
   }

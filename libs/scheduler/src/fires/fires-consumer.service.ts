@@ -53,7 +53,8 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async process(job: Job<FireJobData>): Promise<string> {
     const slot = slotOfFireJob(job.id);
     if (slot === undefined || !job.data?.routine) return 'ignored';
-    const res = await this.dispatcher.dispatchDue(job.data.routine, slot);
+    const retry = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || (job.attemptsStarted ?? 1) > 1;
+    const res = await this.dispatcher.dispatchDue(job.data.routine, slot, '', { retry });
     if (!res) return 'gone';
     return `enqueued ${res.enqueued.length}, skipped ${res.skipped.length}, failed ${res.failed.length}, duplicates ${res.duplicates}`;
   }

@@ -38,6 +38,7 @@ export interface RunSink {
   recordSkipped(run: SkippedRunRequest): Promise<unknown>;
   openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus }[]>;
   cancel(id: string, reason: string): Promise<unknown>;
+  get(id: string): Promise<unknown>;
 }
 
 export const RUN_SINK = Symbol('drover.run-sink');
