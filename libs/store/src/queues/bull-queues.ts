@@ -1,0 +1,48 @@
+import { Queue } from 'bullmq';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+
+/**
+ * One BullMQ `Queue` object per Drover queue in a process, on the shared command connection
+ * (a Queue never blocks). Names and prefix always come from {@link DroverKeys}, so a queue's keys
+ * share one hash tag on Redis Cluster.
+ */
+export class BullQueues {
+  private readonly queues = new Map<string, Queue>();
+
+  constructor(
+    private readonly connections: RedisConnections,
+    readonly keys: DroverKeys,
+  ) {}
+
+  get(queue: string): Queue {
+    let q = this.queues.get(queue);
+    if (!q) {
+      q = new Queue(this.keys.bullQueueName(queue), {
+        connection: this.connections.command,
+        prefix: this.keys.bullPrefix,
+        // Drover sets every job option explicitly; nothing is inherited from queue defaults.
+        defaultJobOptions: {},
+      });
+      // A Queue emits 'error' on connection trouble; the connection itself already logs it.
+      q.on('error', () => undefined);
+      this.queues.set(queue, q);
+    }
+    return q;
+  }
+
+  /** The Redis key of a job (a run) in `queue`: BullMQ's `<prefix>:<queue>:<id>`. */
+  jobKey(queue: string, id: string): string {
+    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${id}`;
+  }
+
+  /** A key of Drover's own that lives in the queue's hash slot (next to BullMQ's keys). */
+  queueKey(queue: string, suffix: string): string {
+    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:drover:${suffix}`;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.queues.values()];
+    this.queues.clear();
+    await Promise.all(all.map((q) => q.close().catch(() => undefined)));
+  }
+}

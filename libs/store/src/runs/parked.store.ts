@@ -1,0 +1,139 @@
+import type { Job } from 'bullmq';
+import type { BullQueues } from '../queues/bull-queues';
+import type { AttemptRecord } from './attempt-log';
+import { priorityValueOfBull, replayRunId } from './run-ids';
+import type { RunJobData } from './run-job-data';
+import type { RunTombstones } from './run-tombstones';
+import { runFromJob, type RunView } from './run-view';
+import type { NewRun } from './run.store';
+
+/** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
+export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };
+
+/** Thrown when an operation needs a parked run and the run is not parked (or not in that queue). */
+export class NotParkedError extends Error {
+  constructor(
+    readonly id: string,
+    readonly queue: string,
+    readonly status?: string,
+  ) {
+    super(`run "${id}" is not parked in queue "${queue}"${status ? ` (it is ${status})` : ' (no such run)'}`);
+    this.name = 'NotParkedError';
+  }
+}
+
+export interface ReplayResult {
+  /** The parked run that was replayed. */
+  replayOf: string;
+  /** The new run. */
+  id: string;
+}
+
+interface Deps {
+  bull: BullQueues;
+  tombstones: RunTombstones;
+  enqueue(run: NewRun): Promise<{ id: string; created: boolean }>;
+  retentionMs(queue: string): Promise<number>;
+  now(): number;
+}
+
+/**
+ * The parked (dead-letter) area of each queue is BullMQ's `failed` set: Drover only lets a job
+ * fail for good once its attempts are exhausted (or its error is permanent), and BullMQ never
+ * re-hands a failed job by itself. Jobs there are kept until replayed or purged (`removeOnFail`
+ * is off). The attempt log rides in the job's stacktrace (see attempt-log.ts).
+ */
+export class ParkedRuns {
+  constructor(private readonly deps: Deps) {}
+
+  async count(queue: string): Promise<number> {
+    return this.deps.bull.get(queue).getFailedCount();
+  }
+
+  /** Newest parked first. */
+  async list(queue: string, opts: { limit?: number; offset?: number } = {}): Promise<ParkedRun[]> {
+    const offset = Math.max(0, opts.offset ?? 0);
+    const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
+    const jobs = (await this.deps.bull.get(queue).getFailed(offset, offset + limit - 1)) as Job<RunJobData>[];
+    return jobs.flatMap((job) => {
+      const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
+      return view ? [view as ParkedRun] : [];
+    });
+  }
+
+  async get(queue: string, id: string): Promise<ParkedRun | undefined> {
+    const q = this.deps.bull.get(queue);
+    const [job, state] = await Promise.all([q.getJob(id) as Promise<Job<RunJobData> | undefined>, q.getJobState(id)]);
+    if (!job?.id || state !== 'failed') return undefined;
+    return runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') as ParkedRun;
+  }
+
+  /**
+   * Runs a parked run again as a new run (fresh attempts, source `replay`, `replayOf` = the parked
+   * id, same payload and slot). The parked run leaves the parked area and ends `failed` with
+   * `replayedAs`. Idempotent: replaying the same parked run again returns the same new run.
+   */
+  async replay(queue: string, id: string): Promise<ReplayResult> {
+    const q = this.deps.bull.get(queue);
+    const [job, state] = await Promise.all([q.getJob(id) as Promise<Job<RunJobData> | undefined>, q.getJobState(id)]);
+    if (!job?.id || state !== 'failed') {
+      const done = await this.deps.tombstones.get(id);
+      if (done?.replayedAs && done.queue === queue) return { replayOf: id, id: done.replayedAs };
+      throw new NotParkedError(id, queue, state === 'unknown' ? done?.status : state);
+    }
+    const parked = runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed')!;
+    const d = job.data;
+    const newId = replayRunId(id, job.finishedOn ?? job.timestamp);
+    await this.deps.enqueue({
+      id: newId,
+      routine: d.routine ?? null,
+      jobType: job.name,
+      queue,
+      source: 'replay',
+      scheduledFor: d.scheduledFor ?? null,
+      payload: d.payload,
+      maxAttempts: job.opts.attempts,
+      ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
+      ...(d.createdBy && { createdBy: d.createdBy }),
+      ...(d.timeoutMs && { timeoutMs: d.timeoutMs }),
+      ...(d.backoff && { backoff: d.backoff }),
+      replayOf: id,
+    });
+    const now = this.deps.now();
+    await this.deps.tombstones.put(
+      { ...parked, status: 'failed', replayedAs: newId, reason: `replayed as ${newId}`, updatedAt: now },
+      await this.deps.retentionMs(queue),
+    );
+    await q.remove(id);
+    return { replayOf: id, id: newId };
+  }
+
+  /** Replays every run parked when the call starts (runs parked meanwhile wait for the next call). */
+  async replayAll(queue: string): Promise<ReplayResult[]> {
+    const ids = await this.deps.bull.get(queue).getRanges(['failed'], 0, -1, false);
+    const out: ReplayResult[] = [];
+    for (const id of ids) {
+      try {
+        out.push(await this.replay(queue, id));
+      } catch (err) {
+        if (!(err instanceof NotParkedError)) throw err; // replayed or purged by someone else meanwhile
+      }
+    }
+    return out;
+  }
+
+  /** Deletes one parked run, or every parked run of the queue. Returns how many were deleted. */
+  async purge(queue: string, id?: string): Promise<number> {
+    const q = this.deps.bull.get(queue);
+    if (id !== undefined) {
+      if ((await q.getJobState(id)) !== 'failed') return 0;
+      return q.remove(id);
+    }
+    let total = 0;
+    for (;;) {
+      const removed = await q.clean(0, 1000, 'failed');
+      total += removed.length;
+      if (removed.length < 1000) return total;
+    }
+  }
+}

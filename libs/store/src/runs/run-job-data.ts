@@ -1,0 +1,45 @@
+import type { Backoff, RunSource } from '@drover/core';
+
+/**
+ * What Drover keeps in a run's BullMQ job: `job.name` is the job type, `job.id` the run id, and
+ * `job.data` this record (kept small: BullMQ reads it back on every start). Everything else about the run lives in BullMQ's own job fields
+ * (attemptsStarted, attemptsMade, processedOn, finishedOn, returnvalue, failedReason, stacktrace,
+ * progress, processedBy), so recording a run costs no write beyond what BullMQ already does.
+ */
+export interface RunJobData {
+  /** Absent for an ad-hoc run. */
+  routine?: string | null;
+  source: RunSource;
+  /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
+  scheduledFor?: number | null;
+  createdBy?: string;
+  /** The parked run this one replays. */
+  replayOf?: string;
+  payload: unknown;
+  /** Per-run overrides of the queue's policy (a routine's own maxAttempts lives in job.opts.attempts). */
+  timeoutMs?: number;
+  backoff?: Backoff;
+  /** Set by a cancel request that reached the run while it was running; a restart sees it. */
+  cancel?: { reason: string; at: number };
+  /**
+   * Attempts interrupted by a worker's graceful shutdown (handed back, not failed). BullMQ's
+   * attemptsStarted counts them; Drover subtracts them so they do not use up the run's attempts.
+   */
+  interrupts?: number;
+}
+
+/**
+ * What a canceled running run completes with: BullMQ has no "canceled" end state, so the run
+ * completes (never retried, subject to retention) with this value as its returnvalue.
+ */
+export interface CanceledMarker {
+  $droverCanceled: { reason: string; at: number };
+}
+
+export function canceledMarker(reason: string, at: number): CanceledMarker {
+  return { $droverCanceled: { reason, at } };
+}
+
+export function isCanceledMarker(value: unknown): value is CanceledMarker {
+  return typeof value === 'object' && value !== null && '$droverCanceled' in value;
+}

@@ -1,0 +1,124 @@
+import type { ParkReason, Run, RunStatus } from '@drover/core';
+import { decodeAttempts, type AttemptRecord } from './attempt-log';
+import { isCanceledMarker, type RunJobData } from './run-job-data';
+
+/**
+ * The spec §4 run view. Like core's `Run`, except that `scheduledFor` is null for ad-hoc runs,
+ * and it carries the attempt log (`errors`, always for parked runs) and replay lineage.
+ */
+export type RunView = Omit<Run, 'scheduledFor'> & {
+  scheduledFor: number | null;
+  /** Every failed attempt, oldest first (for parked runs: the whole story). */
+  errors?: AttemptRecord[];
+  replayOf?: string;
+  /** Set on a parked run once an operator replayed it as a new run. */
+  replayedAs?: string;
+};
+
+/** BullMQ's job states as `Job.getState()` / `Queue.getJobState()` report them. */
+export type BullJobState =
+  'completed' | 'failed' | 'delayed' | 'active' | 'waiting' | 'waiting-children' | 'prioritized' | 'unknown';
+
+/** The part of a BullMQ job the view is derived from (a `Job` satisfies it). */
+export interface JobSnapshot {
+  id?: string;
+  name: string;
+  data: RunJobData;
+  opts: { attempts?: number; priority?: number };
+  timestamp: number;
+  delay?: number;
+  processedOn?: number;
+  finishedOn?: number;
+  attemptsMade: number;
+  attemptsStarted?: number;
+  returnvalue?: unknown;
+  failedReason?: string;
+  stacktrace?: string[] | null;
+  progress?: unknown;
+  processedBy?: string;
+}
+
+/** The attempt a job is in (or last made), 1-based; 0 before its first start. */
+export function attemptOf(job: Pick<JobSnapshot, 'attemptsStarted' | 'data'>): number {
+  return Math.max(0, (job.attemptsStarted ?? 0) - (job.data.interrupts ?? 0));
+}
+
+function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined {
+  switch (state) {
+    case 'completed':
+      return isCanceledMarker(job.returnvalue) ? 'canceled' : 'succeeded';
+    case 'failed':
+      return 'parked';
+    case 'active':
+      return 'running';
+    case 'delayed':
+      // A delay before the first start is a future runAt; after a start it is a retry backoff.
+      return (job.attemptsStarted ?? 0) > 0 ? 'queued' : 'scheduled';
+    case 'waiting':
+    case 'prioritized':
+    case 'waiting-children':
+      return 'queued';
+    default:
+      return undefined;
+  }
+}
+
+function parkReason(errors: AttemptRecord[]): ParkReason {
+  const last = errors[errors.length - 1];
+  if (last?.kind === 'lease-expired') return 'lease-expired';
+  if (last?.kind === 'permanent' || last?.kind === 'invalid-payload') return 'permanent-error';
+  return 'attempts-exhausted';
+}
+
+/** Derives the run view from a BullMQ job and its state; undefined if the job is gone. Pure. */
+export function runFromJob(queue: string, job: JobSnapshot & { id: string }, state: BullJobState): RunView | undefined {
+  const status = statusOf(state, job);
+  if (!status) return undefined;
+  const d = job.data;
+  const maxAttempts = job.opts.attempts ?? 1;
+  const errors = decodeAttempts(job.stacktrace);
+  const last = errors[errors.length - 1];
+  const times = [job.timestamp, job.processedOn ?? 0, job.finishedOn ?? 0, last?.failedAt ?? 0];
+  const view: RunView = {
+    id: job.id,
+    routine: d.routine ?? null,
+    jobType: job.name,
+    queue,
+    source: d.source,
+    scheduledFor: d.scheduledFor ?? null,
+    status,
+    // A run parked at the start of a restart (its last attempt lost to a lease) began no new attempt.
+    attempt: Math.min(attemptOf(job), maxAttempts),
+    maxAttempts,
+    payload: d.payload,
+    createdAt: job.timestamp,
+    updatedAt: Math.max(...times),
+    queuedAt: job.timestamp,
+  };
+  if (job.opts.priority) view.priority = job.opts.priority;
+  if (d.createdBy) view.createdBy = d.createdBy;
+  if (d.replayOf) view.replayOf = d.replayOf;
+  if (job.processedBy) view.worker = job.processedBy;
+  if (job.processedOn) view.startedAt = job.processedOn;
+  if (job.finishedOn && (status === 'succeeded' || status === 'canceled' || status === 'parked')) {
+    view.finishedAt = job.finishedOn;
+  }
+  if (job.progress !== undefined && job.progress !== 0) view.progress = job.progress;
+  if (last) view.error = { message: last.message, ...(last.stack && { stack: last.stack }) };
+  else if (job.failedReason) view.error = { message: job.failedReason };
+  if (status === 'parked') {
+    view.errors = errors;
+    view.reason = parkReason(errors);
+    if (last?.kind === 'permanent' || last?.kind === 'invalid-payload') view.error!.permanent = true;
+  } else if (errors.length) view.errors = errors;
+  if (status === 'canceled' && isCanceledMarker(job.returnvalue)) {
+    view.reason = job.returnvalue.$droverCanceled.reason;
+    view.finishedAt = job.returnvalue.$droverCanceled.at;
+  } else if (status === 'succeeded' && job.returnvalue !== undefined && job.returnvalue !== null) {
+    view.result = job.returnvalue;
+  }
+  return view;
+}
+
+/** Statuses a caller waiting for a run's end stops at (`parked` waits for an operator). */
+export const TERMINAL_VIEW_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'skipped', 'parked'];

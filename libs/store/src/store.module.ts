@@ -1,0 +1,48 @@
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { BullQueues } from './queues/bull-queues';
+import { QueueRegistry } from './queues/queue-registry.store';
+import { RunStore } from './runs/run.store';
+import { WorkerCatalog } from './workers/worker-catalog.store';
+
+/**
+ * The Redis-backed stores as Nest providers (one instance per process, however many roles import
+ * the module). Needs RedisConnections and DroverKeys (the platform's RedisModule).
+ */
+@Module({
+  providers: [
+    {
+      provide: BullQueues,
+      inject: [RedisConnections, DroverKeys],
+      useFactory: (c: RedisConnections, k: DroverKeys) => new BullQueues(c, k),
+    },
+    {
+      provide: QueueRegistry,
+      inject: [RedisConnections, DroverKeys, BullQueues],
+      useFactory: (c: RedisConnections, k: DroverKeys, b: BullQueues) => new QueueRegistry(c.command, k, b),
+    },
+    {
+      provide: RunStore,
+      inject: [RedisConnections, DroverKeys, QueueRegistry, BullQueues],
+      useFactory: (c: RedisConnections, k: DroverKeys, r: QueueRegistry, b: BullQueues) =>
+        new RunStore(c, k, r, { bull: b }),
+    },
+    {
+      provide: WorkerCatalog,
+      inject: [RedisConnections, DroverKeys],
+      useFactory: (c: RedisConnections, k: DroverKeys) => new WorkerCatalog(c.command, k),
+    },
+  ],
+  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog],
+})
+export class StoreModule implements OnApplicationShutdown {
+  constructor(
+    private readonly runs: RunStore,
+    private readonly bull: BullQueues,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runs.close();
+    await this.bull.closeAll();
+  }
+}
