@@ -2,11 +2,16 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
+import { SchedulerModule } from '@drover/scheduler';
+import { WorkerRoleModule } from '../../worker/src/worker-role.module';
 
 /** All three roles in one process, for a laptop and the quick start (spec §2). */
 @Module({})
 export class StandaloneAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {
-    return { module: StandaloneAppModule, imports: [PlatformModule.forRoot(config, logger)] };
+    return {
+      module: StandaloneAppModule,
+      imports: [PlatformModule.forRoot(config, logger), SchedulerModule.forRoot(), WorkerRoleModule],
+    };
   }
 }

@@ -2,11 +2,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
+import { WorkerRoleModule } from './worker-role.module';
 
 /** The worker app: consumes queues and runs handlers (spec §2). */
 @Module({})
 export class WorkerAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {
-    return { module: WorkerAppModule, imports: [PlatformModule.forRoot(config, logger)] };
+    return { module: WorkerAppModule, imports: [PlatformModule.forRoot(config, logger), WorkerRoleModule] };
   }
 }

@@ -1,0 +1,13 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The version in the repository's package.json (found upwards from this file, in src or dist). */
+export function droverVersion(from = __dirname): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'drover') return pkg.version ?? '0.0.0';
+  }
+  return '0.0.0';
+}

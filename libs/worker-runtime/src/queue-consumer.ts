@@ -1,0 +1,284 @@
+import { performance } from 'node:perf_hooks';
+import { UnrecoverableError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
+import type { Logger } from 'pino';
+import { afterFailure, retryDelayMs, type FailureDecision, type Queue } from '@drover/core';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import {
+  attemptOf,
+  canceledMarker,
+  encodeAttempt,
+  isCanceledMarker,
+  type AttemptRecord,
+  type RunJobData,
+} from '@drover/store';
+import { LeaseLostError } from './errors/lease-lost.error';
+import { JobCanceledError } from './errors/job-canceled.error';
+import { WorkerShutdownError } from './errors/worker-shutdown.error';
+import type { HandlerRegistry } from './handler-registry.service';
+import { executeAttempt, type AttemptOutcome } from './job-executor';
+import { HandlerContext } from './job-context.factory';
+import { AttemptAbort } from './attempt-abort';
+import type { PendingCancels } from './pending-cancels';
+import type { RunMetrics } from './run-metrics';
+
+export interface ConsumerDeps {
+  connections: RedisConnections;
+  keys: DroverKeys;
+  handlers: HandlerRegistry;
+  metrics: RunMetrics;
+  log: Logger;
+  instanceId: string;
+  pendingCancels: PendingCancels;
+}
+
+/** Handler wall time of the attempt (s), kept on the job object until BullMQ's event reports its end. */
+const SPENT = Symbol('drover.spent');
+type JobWithSpent = Job & { [SPENT]?: number };
+const spentOn = (job: Job): number | undefined => (job as JobWithSpent)[SPENT];
+
+/** A failed attempt's error, carrying core's retry-or-park decision to the backoff strategy and metrics. */
+type AttemptError = Error & { decision?: FailureDecision };
+
+/**
+ * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
+ * still-unlocked), so a dead worker's run is reclaimed within about lease + 2 × this.
+ */
+export function stalledIntervalFor(leaseMs: number): number {
+  return Math.min(Math.max(leaseMs, 500), 30_000);
+}
+
+function attemptError(record: AttemptRecord, decision: FailureDecision): AttemptError {
+  // UnrecoverableError makes BullMQ skip its own retry check and move the job to `failed` (parked).
+  const err: AttemptError =
+    decision.action === 'park' ? new UnrecoverableError(record.message) : new Error(record.message);
+  // BullMQ appends `err.stack` to the job's stacktrace in the same script that moves it on: the
+  // attempt log is recorded atomically with the transition and without an extra round trip.
+  err.stack = encodeAttempt(record);
+  err.decision = decision;
+  return err;
+}
+
+/**
+ * Consumes one queue with one BullMQ Worker configured from the queue's policy: `concurrency` per
+ * process, `leaseMs` as the job lock. The cluster-wide ceiling and rate limit are enforced by
+ * BullMQ from the queue's meta hash (see QueueRegistry.applyLimits).
+ */
+export class QueueConsumer {
+  private worker?: Worker<RunJobData>;
+  /** The abort handle of every attempt running here, by run id. */
+  private readonly running = new Map<string, AttemptAbort>();
+  private interrupting = false;
+
+  constructor(
+    readonly policy: Queue,
+    private readonly deps: ConsumerDeps,
+  ) {}
+
+  get name(): string {
+    return this.policy.name;
+  }
+
+  get consuming(): boolean {
+    return !!this.worker?.isRunning() && !this.worker.closing;
+  }
+
+  start(): void {
+    const { connections, keys, instanceId, log, metrics } = this.deps;
+    const queue = this.policy.name;
+    const worker = new Worker<RunJobData>(keys.bullQueueName(queue), this.process, {
+      connection: connections.open('blocking', `worker:${queue}`),
+      prefix: keys.bullPrefix,
+      // Stored on every job as processedBy: the run view's `worker`.
+      name: instanceId,
+      concurrency: this.policy.concurrency,
+      lockDuration: this.policy.leaseMs,
+      stalledInterval: stalledIntervalFor(this.policy.leaseMs),
+      // Drover counts an attempt lost to an expired lease itself (attemptsStarted) and parks a
+      // run whose last attempt was lost; BullMQ's separate stall limit would fail it behind the
+      // retry policy's back, so it is set out of reach.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+      autorun: false,
+      settings: { backoffStrategy: this.backoff },
+      // Retention of finished runs is queue policy, applied here rather than stored on every job.
+      // Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
+      removeOnComplete: {
+        count: this.policy.retention.count,
+        age: Math.ceil(this.policy.retention.ageMs / 1000),
+      },
+    });
+    worker.on('completed', (job, result) => {
+      metrics.outcome(queue, job.name, isCanceledMarker(result) ? 'canceled' : 'succeeded', spentOn(job));
+    });
+    worker.on('failed', (job, err) => {
+      if (!job) return;
+      const decision = (err as AttemptError).decision;
+      const parked = decision ? decision.action === 'park' : !!job.finishedOn;
+      metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
+    });
+    // Emitted once cluster-wide per reclaimed job: only the worker whose check moved it sees it.
+    worker.on('stalled', () => metrics.leaseReclaimed(queue));
+    worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
+    worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
+    this.worker = worker;
+    worker.run().catch((err: unknown) => log.error({ queue, err }, 'worker stopped unexpectedly'));
+  }
+
+  /** Applies a concurrency change live (other policy changes need a new consumer). */
+  setConcurrency(concurrency: number): void {
+    if (this.worker) this.worker.concurrency = concurrency;
+    (this.policy as { concurrency: number }).concurrency = concurrency;
+  }
+
+  /** Aborts the run if this process holds it; false otherwise. */
+  cancel(id: string, reason: string): boolean {
+    return this.abortJob(id, new JobCanceledError(reason));
+  }
+
+  /** Aborts the attempt of run `id` if it runs here (its signal, and its settling). */
+  private abortJob(id: string, reason: Error): boolean {
+    const abort = this.running.get(id);
+    abort?.abort(reason);
+    return !!abort;
+  }
+
+  /**
+   * Stops taking runs, lets the running ones finish for up to `graceMs`, then aborts the rest:
+   * they go back to the queue for another worker (their interrupted attempt does not count).
+   */
+  async drain(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const closing = worker.close();
+    const timer = setTimeout(() => {
+      this.interrupting = true;
+      for (const abort of this.running.values()) abort.abort(new WorkerShutdownError());
+    }, graceMs);
+    try {
+      await closing;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private readonly backoff = (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob): number => {
+    const decided = (err as AttemptError | undefined)?.decision;
+    if (decided?.action === 'retry') return decided.delayMs;
+    const data = job?.data as RunJobData | undefined;
+    const attempt = job && data ? attemptOf({ attemptsStarted: (job as Job).attemptsStarted, data }) : attemptsMade;
+    return retryDelayMs(data?.backoff ?? this.policy.backoff, attempt, Math.random);
+  };
+
+  // Two parameters: BullMQ creates an AbortController per job for processors that declare a
+  // third; Drover makes its own, and only when a handler reads its signal (see AttemptAbort).
+  private readonly process = async (job: Job<RunJobData>, token?: string): Promise<unknown> => {
+    const { metrics, handlers, instanceId, pendingCancels } = this.deps;
+    const queue = this.policy.name;
+    const data = job.data;
+    const attempt = attemptOf(job);
+    const maxAttempts = job.opts.attempts ?? 1;
+    const startedAt = job.processedOn ?? Date.now();
+    metrics.activeDelta(queue, 1);
+    try {
+      if (job.attemptsStarted === 1 && data.scheduledFor != null) {
+        metrics.fireLateness(queue, (startedAt - data.scheduledFor) / 1000);
+      }
+      this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
+      const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);
+      if (cancel !== undefined) return canceledMarker(cancel, Date.now());
+      const handler = handlers.get(job.name);
+      let outcome: AttemptOutcome;
+      if (this.interrupting) outcome = { kind: 'interrupted' };
+      else if (!handler) {
+        const known = handlers.jobTypes().join(', ') || '(none)';
+        const error = new Error(`no handler for job type "${job.name}" on worker ${instanceId} (handlers: ${known})`);
+        outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
+      } else {
+        const abort = new AttemptAbort();
+        this.running.set(job.id!, abort);
+        const t0 = performance.now();
+        try {
+          outcome = await executeAttempt({
+            handler,
+            payload: data.payload,
+            ctx: new HandlerContext(job, queue, attempt, abort, this.deps.log),
+            timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
+            abort,
+          });
+        } finally {
+          this.running.delete(job.id!);
+        }
+        (job as JobWithSpent)[SPENT] = (performance.now() - t0) / 1000;
+      }
+      return await this.settle(job, token, outcome, attempt, maxAttempts, startedAt);
+    } finally {
+      metrics.activeDelta(queue, -1);
+    }
+  };
+
+  /**
+   * Attempts lost to an expired lease leave no trace in BullMQ but its attemptsStarted; they are
+   * added to the attempt log here. If the lost one was the last attempt, the run is parked now.
+   */
+  private recordLostAttempts(job: Job<RunJobData>, attempt: number, maxAttempts: number, now: number): void {
+    const lost = attempt - 1 - job.attemptsMade;
+    if (lost <= 0) return;
+    const records = Array.from({ length: lost }, (_, i): AttemptRecord => ({
+      attempt: attempt - lost + i,
+      kind: 'lease-expired',
+      message: 'the lease expired: the worker running this attempt died or stalled',
+      failedAt: now,
+    }));
+    job.stacktrace = [...(job.stacktrace ?? []), ...records.slice(0, -1).map(encodeAttempt)];
+    const last = records[records.length - 1]!;
+    if (attempt > maxAttempts) {
+      const decision = afterFailure(
+        { attempt: last.attempt, maxAttempts },
+        { kind: 'lease-expired' },
+        { backoff: this.policy.backoff },
+        now,
+      );
+      throw attemptError(last, decision);
+    }
+    job.stacktrace.push(encodeAttempt(last));
+  }
+
+  private async settle(
+    job: Job<RunJobData>,
+    token: string | undefined,
+    outcome: AttemptOutcome,
+    attempt: number,
+    maxAttempts: number,
+    startedAt: number,
+  ): Promise<unknown> {
+    switch (outcome.kind) {
+      case 'succeeded':
+        return outcome.result ?? null;
+      case 'canceled':
+        return canceledMarker(outcome.reason, Date.now());
+      case 'interrupted':
+        await job.updateData({ ...job.data, interrupts: (job.data.interrupts ?? 0) + 1 });
+        await job.moveToWait(token);
+        // Tells BullMQ the job was moved already (it neither completes nor fails it).
+        throw new WaitingError();
+      case 'lease-lost':
+        throw new LeaseLostError();
+      case 'failed': {
+        const now = Date.now();
+        const record: AttemptRecord = {
+          attempt,
+          kind: outcome.recordKind,
+          message: outcome.error.message,
+          ...(outcome.error.stack && { stack: outcome.error.stack }),
+          startedAt,
+          failedAt: now,
+          worker: this.deps.instanceId,
+        };
+        const backoff = job.data.backoff ?? this.policy.backoff;
+        throw attemptError(
+          record,
+          afterFailure({ attempt, maxAttempts }, outcome.failure, { backoff }, now, Math.random),
+        );
+      }
+    }
+  }
+}
