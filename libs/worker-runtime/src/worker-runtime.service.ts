@@ -44,6 +44,9 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   private timers: NodeJS.Timeout[] = [];
   private reconciling: Promise<void> = Promise.resolve();
   private warnedDefaults = new Set<string>();
+  private markConsuming!: () => void;
+  /** Resolves once the runtime consumes its queues (for embedding and tests; /readyz says the same). */
+  readonly consuming: Promise<void> = new Promise((resolve) => (this.markConsuming = resolve));
   private limitsApplied = false;
 
   constructor(
@@ -86,6 +89,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         if (this.state !== 'starting') return;
         this.state = 'running';
         this.lastError = undefined;
+        this.markConsuming();
         this.log.info({ queues: [...this.consumers.keys()], jobTypes: this.handlers.jobTypes() }, 'worker consuming');
         void this.heartbeat();
         this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));

@@ -79,7 +79,8 @@ export class ParkedRuns {
     if (!job?.id || state !== 'failed') {
       const done = await this.deps.tombstones.get(id);
       if (done?.replayedAs && done.queue === queue) return { replayOf: id, id: done.replayedAs };
-      throw new NotParkedError(id, queue, state === 'unknown' ? done?.status : state);
+      const status = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, state)?.status : undefined;
+      throw new NotParkedError(id, queue, status ?? done?.status);
     }
     const parked = runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed')!;
     const d = job.data;

@@ -1,0 +1,21 @@
+import { PendingCancels } from './pending-cancels';
+
+describe('PendingCancels', () => {
+  it('hands a request out once, and not after it expired', () => {
+    let now = 0;
+    const pending = new PendingCancels(1_000, 100, () => now);
+    pending.add('a', 'replaced');
+    pending.add('b', 'operator');
+    expect(pending.take('a')).toBe('replaced');
+    expect(pending.take('a')).toBeUndefined();
+    now = 1_001;
+    expect(pending.take('b')).toBeUndefined();
+  });
+
+  it('stays bounded', () => {
+    const pending = new PendingCancels(60_000, 10, () => 0);
+    for (let i = 0; i < 100; i++) pending.add(`r${i}`, 'x');
+    expect(pending.size).toBeLessThanOrEqual(10);
+    expect(pending.take('r99')).toBe('x');
+  });
+});
