@@ -1,0 +1,58 @@
+import { httpRun, scrape, testCluster, type TestCluster } from './support/cluster';
+import { Oracle } from './support/oracle';
+import type { AppProcess } from '@drover/testing';
+
+/** Timeouts and cancellation reach a running handler through its AbortSignal (real worker process). */
+describe('timeouts and cancel (real worker process)', () => {
+  let cluster: TestCluster;
+  let oracle: Oracle;
+  let worker: AppProcess;
+
+  beforeAll(async () => {
+    oracle = await new Oracle().start();
+    cluster = await testCluster('abort', [
+      { name: 'strict', timeoutMs: 500, maxAttempts: 1 },
+      { name: 'plain', maxAttempts: 3 },
+    ]);
+    worker = await cluster.startWorker('worker-abort');
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+    await oracle?.stop();
+  }, 30_000);
+
+  it('timeoutMs 500 on a 5 s call: the attempt fails as a timeout within ~0.5 s and the call is aborted', async () => {
+    oracle.answer = () => ({ status: 200, holdMs: 5_000 });
+    await cluster.runs.enqueue(httpRun('a-timeout', 'strict', `${oracle.url}/five-seconds`));
+    const { run } = await cluster.runs.waitForTerminal('a-timeout', 20_000);
+    expect(run).toMatchObject({ status: 'parked', attempt: 1 });
+    const [error] = run!.errors!;
+    expect(error).toMatchObject({ kind: 'timeout', message: 'timed out after 500 ms' });
+    expect(error!.failedAt - error!.startedAt!).toBeGreaterThanOrEqual(450);
+    expect(error!.failedAt - error!.startedAt!).toBeLessThan(1_500);
+    // The handler's signal aborted its request: the receiver saw the caller hang up, long before 5 s.
+    await oracle.until('the call to be aborted', () => !!oracle.callsOf('a-timeout')[0]?.abortedAt, 5_000);
+    const [call] = oracle.callsOf('a-timeout');
+    expect(call!.answeredAt).toBeUndefined();
+    expect(call!.abortedAt! - call!.at).toBeLessThan(1_500);
+  }, 90_000);
+
+  it('a cancel reaches the worker holding the run over pub/sub; the run ends canceled and is not retried', async () => {
+    oracle.answer = () => ({ hold: 'forever' });
+    await cluster.runs.enqueue(httpRun('a-cancel', 'plain', `${oracle.url}/forever`));
+    await oracle.until('the call to start', () => oracle.callsOf('a-cancel').length === 1);
+    const requested = await cluster.runs.cancel('a-cancel', 'replaced by a newer run');
+    expect(requested.outcome).toBe('cancel-requested');
+    const { run } = await cluster.runs.waitForTerminal('a-cancel', 10_000);
+    expect(run).toMatchObject({ status: 'canceled', reason: 'replaced by a newer run', attempt: 1 });
+    await oracle.until('the call to be aborted', () => !!oracle.callsOf('a-cancel')[0]?.abortedAt, 5_000);
+    expect(oracle.callsOf('a-cancel')).toHaveLength(1);
+    expect(await scrape(worker, /^drover_runs_total\{queue="plain",job_type="http.request",status="canceled"\}/)).toBe(
+      1,
+    );
+    expect(await scrape(worker, /^drover_runs_total\{queue="plain",job_type="http.request",status="retried"\}/)).toBe(
+      0,
+    );
+  }, 90_000);
+});
