@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import type { RedisClient } from './redis-connections';
 
 /** Drover's Lua scripts, named `<command>-<numKeys>.lua` as BullMQ names its own. */
-const SCRIPT_FILES = ['leaderAcquire-2', 'leaderRenew-1', 'leaderRelease-1', 'fencedHset-2', 'claimSlot-2'] as const;
+const SCRIPT_FILES = [
+  'leaderAcquire-2',
+  'leaderRenew-1',
+  'leaderRelease-1',
+  'fencedHset-2',
+  'claimSlot-2',
+  'advanceCursor-1',
+] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${number}` ? N : never;
 
@@ -18,6 +25,7 @@ export interface DroverScripts {
   leaderRelease(leaderKey: string, token: string): Promise<number>;
   fencedHset(leaderKey: string, hashKey: string, token: string, ...fieldValues: string[]): Promise<number>;
   claimSlot(leaderKey: string, slotKey: string, token: string, value: string, ttlMs: number): Promise<number>;
+  advanceCursor(stateKey: string, cursor: string, ...fieldValues: string[]): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

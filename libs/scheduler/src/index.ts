@@ -9,3 +9,4 @@ export * from './reconcile/reconciler.service';
 export * from './reconcile/watchdog';
 export * from './scheduler-options';
 export * from './scheduler.module';
+export * from './fires/fires-queue.provider';

@@ -24,6 +24,6 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   watchdogToleranceMs: 5_000,
   reconcileEveryMs: 60_000,
   gaugesEveryMs: 5_000,
-  fireConcurrency: 50,
+  fireConcurrency: 200,
   missedAfterMs: 4_000,
 };

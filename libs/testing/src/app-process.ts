@@ -1,10 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
 import { waitFor } from './wait-for';
 
-const ROOT = join(__dirname, '..', '..', '..');
+/** The repository root, whether this file runs from libs/ (ts) or dist/libs/ (built). */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'apps'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find the repository root above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+const ROOT = repoRoot();
 
 export interface AppProcess {
   name: string;

@@ -70,10 +70,9 @@ export class Dispatcher {
     token = '',
     opts: { retry?: boolean } = {},
   ): Promise<DispatchResult | undefined> {
-    const record = await this.routinesStore.get(routine);
+    const { record, state } = await this.routinesStore.getWithState(routine);
     if (!record || record.def.status === 'archived' || record.def.trigger.kind === 'manual') return undefined;
     const def = record.def;
-    const state = await this.routinesStore.getState(routine);
     const now = Math.max(this.clock.now(), dueSlot);
     const cursor = state.lastSlot ?? state.since ?? record.createdAt;
     const plan = planDue(def, cursor, now, this.opts.missedAfterMs);
@@ -101,8 +100,7 @@ export class Dispatcher {
     // A retried fire whose slot the cursor already passed: its first attempt may have died
     // between claiming and writing the run (a crashed replica), so look once more.
     if (opts.retry && dueSlot <= cursor) await this.completeIfAbandoned(def, dueSlot, true, result);
-    if (plan.cursor > cursor) await this.routinesStore.advanceCursor(routine, plan.cursor);
-    await this.saveLauncher(routine, state, launcher, result);
+    await this.saveState(routine, plan.cursor > cursor ? plan.cursor : undefined, state, launcher, result);
     return result;
   }
 
@@ -139,6 +137,12 @@ export class Dispatcher {
         );
         return skip(`condition-failed: ${message}`, next, true);
       }
+    }
+    if (def.concurrencyPolicy === 'allow') {
+      return {
+        decision: { kind: 'fire', source, cancel: [], at: now },
+        launcher: recordLaunchOutcome(launcher, { kind: 'enqueued' }, now, def),
+      };
     }
     const others = (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== runIdForSlot(def.name, slot));
     if (def.concurrencyPolicy === 'forbid' && others.length > 0) {
@@ -225,22 +229,28 @@ export class Dispatcher {
     result.enqueued.push(id);
   }
 
-  private async saveLauncher(
+  /** Cursor, launcher bookkeeping and the last run, in one round trip. */
+  private async saveState(
     routine: string,
+    cursor: number | undefined,
     before: RoutineState,
     after: LauncherState,
     result: DispatchResult,
   ): Promise<void> {
-    const changed =
+    const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
       before.nextAttemptAt !== after.nextAttemptAt ||
       before.disabledReason !== after.disabledReason;
     const last = result.enqueued.at(-1) ?? result.skipped.at(-1)?.id ?? result.failed.at(-1)?.id;
-    if (!changed && !last) return;
-    await this.routinesStore.patchState(routine, {
-      consecutiveFailures: after.consecutiveFailures,
-      nextAttemptAt: after.nextAttemptAt,
-      disabledReason: after.disabledReason,
+    if (cursor === undefined && !launcherChanged && !last) return;
+    await this.routinesStore.advanceCursor(routine, cursor, {
+      ...(launcherChanged
+        ? {
+            consecutiveFailures: after.consecutiveFailures,
+            nextAttemptAt: after.nextAttemptAt,
+            disabledReason: after.disabledReason,
+          }
+        : {}),
       ...(last ? { lastRunId: last, lastFiredAt: this.clock.now() } : {}),
     });
     if (after.disabledReason && !before.disabledReason) {

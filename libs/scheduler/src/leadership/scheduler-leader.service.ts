@@ -87,7 +87,10 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     await this.subscriber.subscribe(this.reconciler.routines.changesChannel);
     this.subscriber.on('message', (_ch: string, name: string) => {
       void this.serial(async () => {
-        if (this.lead && this.isCurrent()) await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
+        if (!this.lead || !this.isCurrent()) return;
+        // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
+        if (name === '*') await this.reconciler.reconcileAll(this.lead, this.isCurrent);
+        else await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
       });
     });
     this.every(this.opts.watchdogEveryMs, () => this.watchdogPass());

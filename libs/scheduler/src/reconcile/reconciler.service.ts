@@ -10,6 +10,12 @@ import { onceFireJobId, schedulerFingerprint } from '../fires/fire-job';
 import { StaleLeaderError } from '../fires/dispatcher.service';
 import type { Leadership } from '../leadership/leader-elector';
 
+const WRITE_BATCH = 64;
+
+async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+}
+
 export interface ReconcileReport {
   upserted: string[];
   removed: string[];
@@ -56,19 +62,16 @@ export class Reconciler {
     for (const rec of records) {
       if (Reconciler.wants(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
-    for (const [name, rec] of desired) {
-      if (written[name] === schedulerFingerprint(rec.def.trigger)) {
-        report.unchanged++;
-        continue;
-      }
-      await this.write(rec, written[name], lead, isCurrent);
-      report.upserted.push(name);
-    }
-    for (const name of Object.keys(written)) {
-      if (desired.has(name)) continue;
-      await this.remove(name, written[name]!, lead, isCurrent);
-      report.removed.push(name);
-    }
+    const toWrite = [...desired.values()].filter(
+      (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger),
+    );
+    report.unchanged = desired.size - toWrite.length;
+    // Bounded parallelism: 100k first-time upserts one by one would take minutes of round trips.
+    await inBatches(toWrite, WRITE_BATCH, (rec) => this.write(rec, written[rec.def.name], lead, isCurrent));
+    report.upserted = toWrite.map((rec) => rec.def.name);
+    const toRemove = Object.keys(written).filter((name) => !desired.has(name));
+    await inBatches(toRemove, WRITE_BATCH, (name) => this.remove(name, written[name]!, lead, isCurrent));
+    report.removed = toRemove;
     // A stale leader can slip one BullMQ write in before its fenced bookkeeping is refused;
     // such an orphan is in BullMQ's scheduler index but in neither `desired` nor `written`.
     for (const name of await this.conns.command.zrange(this.fires.keys.repeat!, '0', '-1')) {

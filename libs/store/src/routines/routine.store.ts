@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseBundle, type Routine } from '@drover/core';
-import type { DroverKeys, RedisClient } from '@drover/redis';
+import { withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import { decodeState, encodeState, type RoutineOrigin, type RoutineRecord, type RoutineState } from './routine-record';
 
 /** What an apply changed, by routine name. */
@@ -84,6 +84,38 @@ export class RoutineStore {
     return prev ? 'updated' : 'created';
   }
 
+  /**
+   * Creates many routines that do not exist yet in a few round trips (bulk import, benchmarks).
+   * Existing names are left untouched and reported back.
+   */
+  async createMany(
+    defs: Routine[],
+    origin: RoutineOrigin,
+    now: number,
+  ): Promise<{ created: string[]; existing: string[] }> {
+    const created: string[] = [];
+    const existing: string[] = [];
+    for (let i = 0; i < defs.length; i += 1000) {
+      const chunk = defs.slice(i, i + 1000);
+      const pipe = this.redis.pipeline();
+      for (const def of chunk) {
+        const record: RoutineRecord = { def, origin, createdAt: now, updatedAt: now, version: 1 };
+        pipe.hsetnx(this.definitionsKey, def.name, JSON.stringify(record));
+      }
+      const res = (await pipe.exec()) ?? [];
+      const states = this.redis.pipeline();
+      chunk.forEach((def, j) => {
+        if (Number(res[j]?.[1]) === 1) {
+          created.push(def.name);
+          states.hset(this.stateKey(def.name), encodeState({ since: now }));
+        } else existing.push(def.name);
+      });
+      await states.exec();
+    }
+    if (created.length) await this.redis.publish(this.changesChannel, '*');
+    return { created, existing };
+  }
+
   async remove(name: string): Promise<boolean> {
     const res = await this.redis
       .multi()
@@ -130,6 +162,16 @@ export class RoutineStore {
     return diff;
   }
 
+  /** The definition and the state in one round trip (the dispatcher's hot path). */
+  async getWithState(name: string): Promise<{ record?: RoutineRecord; state: RoutineState }> {
+    const res = (await this.redis.pipeline().hget(this.definitionsKey, name).hgetall(this.stateKey(name)).exec()) ?? [];
+    const raw = res[0]?.[1] as string | null;
+    return {
+      record: raw ? (JSON.parse(raw) as RoutineRecord) : undefined,
+      state: decodeState((res[1]?.[1] as Record<string, string>) ?? {}),
+    };
+  }
+
   async getState(name: string): Promise<RoutineState> {
     return decodeState(await this.redis.hgetall(this.stateKey(name)));
   }
@@ -151,13 +193,16 @@ export class RoutineStore {
     await multi.exec();
   }
 
-  /** Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order). */
-  async advanceCursor(name: string, slot: number): Promise<void> {
-    await this.redis.eval(
-      "local c = tonumber(redis.call('HGET', KEYS[1], 'lastSlot') or '-1') if tonumber(ARGV[1]) > c then redis.call('HSET', KEYS[1], 'lastSlot', ARGV[1]) end return 1",
-      1,
+  /**
+   * Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order) and
+   * patches other state fields, in one round trip.
+   */
+  async advanceCursor(name: string, slot: number | undefined, patch: Partial<RoutineState> = {}): Promise<void> {
+    const fields = Object.entries(encodeState(patch)).flat();
+    await withDroverScripts(this.redis).advanceCursor(
       this.stateKey(name),
-      String(slot),
+      slot === undefined ? '' : String(slot),
+      ...fields,
     );
   }
 }

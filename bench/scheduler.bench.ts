@@ -1,0 +1,217 @@
+/**
+ * Scheduler benchmarks, against the private redis-server scripts/bench.mjs starts:
+ *
+ * 1. Fire lateness (run start − slot time) of R routines firing every second for D seconds,
+ *    through Drover (real scheduler + worker processes, `http.request` to an HTTP oracle here)
+ *    and through raw BullMQ Job Schedulers with a plain Worker making the same HTTP call, in the
+ *    same run. Prints p50/p95/p99 of each and the Drover/raw ratios.
+ * 2. Reconcile at scale: N routines — first reconcile, a restart with nothing changed (time and
+ *    BullMQ writes), and Redis bytes per routine.
+ *
+ * Env: REDIS_URL, BENCH_ROUTINES (200), BENCH_SECONDS (20), BENCH_SCALE_ROUTINES (100000).
+ */
+import 'reflect-metadata';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { stringify } from 'yaml';
+import { parseBundle, type Routine } from '@drover/core';
+import { SystemClock } from '@drover/platform';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { FiresQueue, LeaderElector, Reconciler } from '@drover/scheduler';
+import { startApp, startHttpOracle, uniquePrefix, type HttpOracle } from '@drover/testing';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROUTINES = Number(process.env.BENCH_ROUTINES ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const SCALE = Number(process.env.BENCH_SCALE_ROUTINES ?? 100_000);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function stats(latenessMs: number[]) {
+  const s = [...latenessMs].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) };
+}
+
+/** Lateness of the hits whose slot lies in [from, to). */
+function lateness(oracle: HttpOracle, from: number, to: number): number[] {
+  return oracle.hits
+    .map((h) => ({ slot: Date.parse(h.scheduledFor), at: h.receivedAt }))
+    .filter((h) => h.slot >= from && h.slot < to)
+    .map((h) => h.at - h.slot);
+}
+
+async function droverLateness(): Promise<ReturnType<typeof stats>> {
+  const oracle = await startHttpOracle();
+  const file = join(mkdtempSync(join(tmpdir(), 'drover-bench-')), 'drover.yaml');
+  writeFileSync(
+    file,
+    stringify({
+      queues: [{ name: 'default', concurrency: 50 }],
+      routines: Array.from({ length: ROUTINES }, (_, i) => ({
+        name: `r${i}`,
+        jobType: 'http.request',
+        queue: 'default',
+        trigger: { kind: 'interval', everyMs: 1000 },
+        payload: { url: `${oracle.url}/hit`, method: 'POST' },
+      })),
+    }),
+  );
+  const env = { REDIS_URL, DROVER_PREFIX: uniquePrefix('bench'), DROVER_CONFIG: file, LOG_LEVEL: 'warn' };
+  const worker = await startApp('worker', { env: { ...env, DROVER_INSTANCE_ID: 'bench-worker' } });
+  const scheduler = await startApp('scheduler', { env: { ...env, DROVER_INSTANCE_ID: 'bench-scheduler' } });
+  try {
+    const from = Math.ceil((Date.now() + 3000) / 1000) * 1000;
+    const to = from + SECONDS * 1000;
+    await oracle.waitFor(
+      'the measured window',
+      (h) => h.some((x) => Date.parse(x.scheduledFor) >= to + 1000),
+      (SECONDS + 30) * 1000,
+    );
+    return stats(lateness(oracle, from, to));
+  } finally {
+    await Promise.all([scheduler.stop('SIGTERM'), worker.stop('SIGTERM')]);
+    await oracle.close();
+  }
+}
+
+async function rawLateness(): Promise<ReturnType<typeof stats>> {
+  const oracle = await startHttpOracle();
+  const prefix = uniquePrefix('raw');
+  const queue = new Queue('fires', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix });
+  const worker = new Worker(
+    'fires',
+    async (job) => {
+      const slot = Number(/:(\d+)$/.exec(job.id ?? '')?.[1]);
+      await fetch(`${oracle.url}/hit`, {
+        method: 'POST',
+        headers: { 'x-drover-scheduled-for': new Date(slot).toISOString(), 'x-drover-routine': job.name },
+      });
+    },
+    { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix, concurrency: 50 },
+  );
+  const start = Math.ceil((Date.now() + 1000) / 1000) * 1000;
+  for (let i = 0; i < ROUTINES; i++) {
+    await queue.upsertJobScheduler(`r${i}`, { every: 1000, startDate: start }, { name: `r${i}` });
+  }
+  try {
+    const from = Math.ceil((Date.now() + 3000) / 1000) * 1000;
+    const to = from + SECONDS * 1000;
+    await oracle.waitFor(
+      'the measured window',
+      (h) => h.some((x) => Date.parse(x.scheduledFor) >= to + 1000),
+      (SECONDS + 30) * 1000,
+    );
+    return stats(lateness(oracle, from, to));
+  } finally {
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await oracle.close();
+  }
+}
+
+function routine(i: number): Routine {
+  const res = parseBundle(
+    {
+      routines: [
+        {
+          name: `scale-${i}`,
+          jobType: 'noop',
+          queue: 'default',
+          // Half cron, half interval; none fires during the benchmark.
+          trigger:
+            i % 2
+              ? { kind: 'cron', cron: '0 3 1 1 *', tz: 'Europe/Berlin' }
+              : { kind: 'interval', everyMs: 86_400_000 },
+        },
+      ],
+    },
+    { knownQueues: ['default'] },
+  );
+  if (!res.ok) throw new Error(res.errors.join());
+  return res.bundle.routines[0]!;
+}
+
+async function commandCalls(redis: Redis, names: string[]): Promise<number> {
+  const info = await redis.info('commandstats');
+  return names.reduce((sum, n) => sum + Number(new RegExp(`cmdstat_${n}:calls=(\\d+)`).exec(info)?.[1] ?? 0), 0);
+}
+
+async function reconcileAtScale(): Promise<void> {
+  const probe = new Redis(REDIS_URL);
+  const keys = new DroverKeys(uniquePrefix('scale'), false);
+  const log = pino({ level: 'warn' });
+  const clock = new SystemClock();
+  const conns = new RedisConnections({ kind: 'url', url: REDIS_URL, tls: false }, 'bench');
+  const memBefore = Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
+  const fires = FiresQueue.create(conns, keys);
+  const elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'bench', leaseMs: 600_000 });
+  elector.start();
+  const lead = await elector.waitForLeadership();
+  const isCurrent = () => true;
+  const first = new Reconciler(conns, keys, fires, clock, log);
+  const defs = Array.from({ length: SCALE }, (_, i) => routine(i));
+  let t = performance.now();
+  await first.routines.createMany(defs, 'api', clock.now());
+  const createS = (performance.now() - t) / 1000;
+  t = performance.now();
+  const report1 = await first.reconcileAll(lead, isCurrent);
+  const firstS = (performance.now() - t) / 1000;
+  const memAfter = Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
+
+  // A restart: a new reconciler, same Redis, nothing changed.
+  const writeCmds = ['evalsha', 'eval', 'hset', 'hdel', 'zadd', 'zrem', 'set', 'del', 'lrem', 'lpush', 'fcall'];
+  const writesBefore = await commandCalls(probe, writeCmds);
+  const second = new Reconciler(conns, keys, fires, clock, log);
+  t = performance.now();
+  const report2 = await second.reconcileAll(lead, isCurrent);
+  const restartS = (performance.now() - t) / 1000;
+  const writes = (await commandCalls(probe, writeCmds)) - writesBefore - 1; // - the INFO probe itself is no write
+
+  console.log(`\n-- reconcile at scale: ${SCALE} routines (half cron with tz, half interval)`);
+  console.log(`   create routines (bulk)                 ${createS.toFixed(2)} s`);
+  console.log(
+    `   first reconcile                        ${firstS.toFixed(2)} s  (${report1.upserted.length} Job Schedulers written)`,
+  );
+  console.log(
+    `   restart, nothing changed               ${restartS.toFixed(2)} s  (${report2.upserted.length} upserts, ${Math.max(0, writes)} write commands)`,
+  );
+  console.log(`   Redis bytes per routine (all keys)     ${Math.round((memAfter - memBefore) / SCALE)} B`);
+  await elector.stop();
+  await fires.obliterate({ force: true }).catch(() => undefined);
+  await fires.close();
+  await conns.closeAll();
+  probe.disconnect();
+}
+
+async function main(): Promise<void> {
+  console.log(`-- fire lateness: ${ROUTINES} routines every 1 s, ${SECONDS} s window (ms, run start − slot)`);
+  const raw = await rawLateness();
+  const drover = await droverLateness();
+  const row = (name: string, s: ReturnType<typeof stats>) =>
+    console.log(
+      `   ${name.padEnd(14)} n=${s.n}  p50 ${s.p50.toFixed(0)}  p95 ${s.p95.toFixed(0)}  p99 ${s.p99.toFixed(0)}`,
+    );
+  row('raw BullMQ', raw);
+  row('Drover', drover);
+  console.log(
+    `   ratio Drover/raw  p50 ${(drover.p50 / raw.p50).toFixed(2)}  p95 ${(drover.p95 / raw.p95).toFixed(2)}  p99 ${(drover.p99 / raw.p99).toFixed(2)}  (must: p99 ≤ 1.5)`,
+  );
+  const expected = ROUTINES * SECONDS;
+  if (drover.n < expected || raw.n < expected) console.log(`   note: expected ${expected} runs per side`);
+  await reconcileAtScale();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
