@@ -14,3 +14,4 @@ export * from './workers/worker-catalog.store';
 export * from './store.module';
 export * from './routines/routine-record';
 export * from './routines/routine.store';
+export * from './routines/routine-trigger';

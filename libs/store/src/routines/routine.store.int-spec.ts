@@ -1,0 +1,129 @@
+import { parseBundle, type Routine } from '@drover/core';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { testRedisUrl, uniquePrefix } from '@drover/testing';
+import { BullQueues } from '../queues/bull-queues';
+import { QueueRegistry } from '../queues/queue-registry.store';
+import { RunStore } from '../runs/run.store';
+import { RoutineNotFoundError, RoutineStore, validateRoutine } from './routine.store';
+import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
+
+function routine(name: string, extra: Record<string, unknown> = {}): Routine {
+  const res = parseBundle({
+    queues: [{ name: 'default' }],
+    routines: [{ name, jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: 60_000 }, ...extra }],
+  });
+  if (!res.ok) throw new Error(res.errors.join());
+  return res.bundle.routines[0]!;
+}
+
+describe('RoutineStore on a real Redis', () => {
+  let conns: RedisConnections;
+  let keys: DroverKeys;
+  let store: RoutineStore;
+  let bull: BullQueues;
+  let runs: RunStore;
+
+  beforeEach(async () => {
+    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'routine-test');
+    keys = new DroverKeys(uniquePrefix('routines'), false);
+    store = new RoutineStore(conns.command, keys);
+    bull = new BullQueues(conns, keys);
+    const registry = new QueueRegistry(conns.command, keys, bull);
+    await registry.put([{ name: 'default' }]);
+    runs = new RunStore(conns, keys, registry, { bull });
+  });
+
+  afterEach(async () => {
+    await runs.close();
+    await bull.closeAll();
+    await conns.closeAll();
+  });
+
+  it('creates, reports unchanged, updates with a new version, and removes', async () => {
+    expect(await store.upsert(routine('a'), 'api', 1000)).toBe('created');
+    expect(await store.upsert(routine('a'), 'api', 2000)).toBe('unchanged');
+    expect(await store.upsert(routine('a', { payload: { x: 1 } }), 'api', 3000)).toBe('updated');
+    expect(await store.get('a')).toMatchObject({
+      version: 2,
+      createdAt: 1000,
+      updatedAt: 3000,
+      def: { payload: { x: 1 } },
+    });
+    expect((await store.getState('a')).since).toBe(1000);
+    expect(await store.remove('a')).toBe(true);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.remove('a')).toBe(false);
+  });
+
+  it('applies file routines: creates, updates, removes file ones no longer listed, leaves API ones alone', async () => {
+    await store.upsert(routine('from-api'), 'api', 1);
+    await store.applyFileRoutines([routine('f1'), routine('f2')], 1);
+    const dry = await store.applyFileRoutines([routine('f1', { priority: 'high' }), routine('f3')], 2, true);
+    expect(dry).toEqual({ created: ['f3'], updated: ['f1'], removed: ['f2'], unchanged: [] });
+    expect((await store.names()).sort()).toEqual(['f1', 'f2', 'from-api']); // a dry run writes nothing
+    const diff = await store.applyFileRoutines([routine('f1', { priority: 'high' }), routine('f3')], 2);
+    expect(diff).toEqual(dry);
+    expect((await store.names()).sort()).toEqual(['f1', 'f3', 'from-api']);
+  });
+
+  it('resuming moves the cursor to the resume time so paused slots are not caught up', async () => {
+    await store.upsert(routine('p'), 'api', 1000);
+    await store.setStatus('p', 'paused', 2000);
+    await store.setStatus('p', 'active', 90_000);
+    expect(await store.getState('p')).toMatchObject({ lastSlot: 90_000, since: 90_000 });
+    await expect(store.setStatus('missing', 'paused', 1)).rejects.toBeInstanceOf(RoutineNotFoundError);
+  });
+
+  it('moves the cursor forward only and patches state in one call', async () => {
+    await store.upsert(routine('c'), 'api', 0);
+    await store.advanceCursor('c', 5000, { lastRunId: 'r-c-5000' });
+    await store.advanceCursor('c', 3000, { consecutiveFailures: 2 });
+    expect(await store.getState('c')).toMatchObject({ lastSlot: 5000, lastRunId: 'r-c-5000', consecutiveFailures: 2 });
+    await store.advanceCursor('c', undefined, { consecutiveFailures: 0, disabledReason: undefined });
+    expect(await store.getState('c')).toMatchObject({ lastSlot: 5000, consecutiveFailures: 0 });
+  });
+
+  it('creates many routines in bulk and leaves existing ones untouched', async () => {
+    await store.upsert(routine('bulk-1', { priority: 'high' }), 'api', 1);
+    const res = await store.createMany([routine('bulk-1'), routine('bulk-2'), routine('bulk-3')], 'file', 2);
+    expect(res).toEqual({ created: ['bulk-2', 'bulk-3'], existing: ['bulk-1'] });
+    expect((await store.get('bulk-1'))!.def.priority).toBe('high');
+  });
+
+  it('validates API bodies with field-named errors', () => {
+    expect(
+      validateRoutine({ name: 'x', jobType: 'noop', queue: 'default', trigger: { kind: 'cron', cron: 'nope' } }, [
+        'default',
+      ]),
+    ).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/trigger\.cron/)],
+    });
+    expect(
+      validateRoutine({ name: 'x', jobType: 'noop', queue: 'unknown', trigger: { kind: 'manual' } }, ['default']),
+    ).toMatchObject({ ok: false });
+  });
+
+  it('triggers a run by hand, even when paused, but not when archived or missing', async () => {
+    await store.upsert(routine('manual-me', { status: 'paused', payload: { n: 1 } }), 'api', 1);
+    const { id } = await triggerRoutine({ routines: store, runs }, 'manual-me', {
+      now: 10_000,
+      random: () => 0.5,
+      by: 'alice',
+    });
+    expect(id).toMatch(/^m-/);
+    expect(await runs.get(id)).toMatchObject({
+      routine: 'manual-me',
+      source: 'manual',
+      status: 'queued',
+      createdBy: 'alice',
+    });
+    await store.setStatus('manual-me', 'archived', 2);
+    await expect(
+      triggerRoutine({ routines: store, runs }, 'manual-me', { now: 1, random: () => 0.1 }),
+    ).rejects.toBeInstanceOf(RoutineNotTriggerableError);
+    await expect(
+      triggerRoutine({ routines: store, runs }, 'nope', { now: 1, random: () => 0.1 }),
+    ).rejects.toBeInstanceOf(RoutineNotFoundError);
+  });
+});
