@@ -2,6 +2,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { FIRE_LATENESS_BUCKETS, METRIC, RUN_DURATION_BUCKETS } from './metric-names';
 
 /**
+ * prom-client defaults that are gauges named like counters, which `promtool check metrics` rejects
+ * (prometheus/client_js#283). Each only repeats the sum of its labelled sibling:
+ * `sum without (type) (nodejs_active_handles)` and so on.
+ */
+export const MISNAMED_DEFAULT_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
+
+/**
  * Every Drover metric, registered once on a private registry per process. Apps export all of
  * them; which ones carry values depends on the role (a worker never sets drover_leader).
  */
@@ -24,7 +35,10 @@ export class DroverMetrics {
   constructor(opts: { defaultMetrics?: boolean; defaultLabels?: Record<string, string> } = {}) {
     this.registry = new Registry();
     if (opts.defaultLabels) this.registry.setDefaultLabels(opts.defaultLabels);
-    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (opts.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of MISNAMED_DEFAULT_GAUGES) this.registry.removeSingleMetric(name);
+    }
     const registers = [this.registry];
     this.runsTotal = new Counter({
       name: METRIC.runsTotal,
