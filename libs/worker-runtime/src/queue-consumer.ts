@@ -85,6 +85,7 @@ export class QueueConsumer {
   start(): void {
     const { connections, keys, instanceId, log, metrics } = this.deps;
     const queue = this.policy.name;
+    metrics.consume(queue, this.deps.handlers.jobTypes());
     const worker = new Worker<RunJobData>(keys.bullQueueName(queue), this.process, {
       connection: connections.open('blocking', `worker:${queue}`),
       prefix: keys.bullPrefix,

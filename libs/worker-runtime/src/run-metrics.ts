@@ -8,6 +8,9 @@ interface PerType {
   durations: number[];
 }
 
+/** The outcomes a worker records (`skipped` is the scheduler's; nothing here ends a run as `failed`). */
+const WORKER_STATUSES: readonly RunMetricStatus[] = ['succeeded', 'retried', 'parked', 'canceled'];
+
 /** Observations kept before a flush is forced even without a scrape. */
 const MAX_PENDING = 10_000;
 
@@ -45,6 +48,21 @@ export class RunMetrics {
     let t = types.get(jobType);
     if (!t) types.set(jobType, (t = { counts: new Map(), durations: [] }));
     return t;
+  }
+
+  /**
+   * Exports the series of a queue this process starts consuming at 0: outcomes of every handled
+   * job type, lease reclaims, active jobs. A counter that appears only at its first increment
+   * hides that increment from rate()/increase(), and a panel over a series that does not exist yet
+   * shows no data instead of 0.
+   */
+  consume(queue: string, jobTypes: readonly string[]): void {
+    const { runsTotal, leaseReclaims } = this.metrics;
+    for (const jobType of jobTypes) {
+      for (const status of WORKER_STATUSES) runsTotal.inc({ queue, job_type: jobType, status }, 0);
+    }
+    leaseReclaims.inc({ queue }, 0);
+    if (!this.active.has(queue)) this.active.set(queue, 0);
   }
 
   outcome(queue: string, jobType: string, status: RunMetricStatus, durationSeconds?: number): void {
