@@ -21,6 +21,7 @@ export * from './run/run.schema';
 export * from './run/run-event';
 export * from './run/run-id';
 export * from './run/run-status.machine';
+export * from './contracts/job-contract';
 export * from './plan/plan.types';
 export * from './plan/plan-queues';
 export * from './plan/plan-routines';
