@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { parseBundle, runIdForSlot, type Routine } from '@drover/core';
-import { DroverMetrics } from '@drover/metrics';
+import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues, QueueRegistry, RunStore, RoutineStore } from '@drover/store';
@@ -76,6 +76,11 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
     clock.t = T0 + minutes * 60_000;
     return dispatcher.dispatchDue('gated', clock.t);
   }
+
+  it('exports every fire outcome at 0 before the first fire', async () => {
+    const text = await metrics.registry.getSingleMetricAsString('drover_schedule_fires_total');
+    for (const outcome of FIRE_OUTCOMES) expect(text).toContain(`drover_schedule_fires_total{outcome="${outcome}"} 0`);
+  });
 
   it('disables the routine, with a reason, after maxLaunchFailures consecutive condition errors', async () => {
     let calls = 0;

@@ -9,7 +9,7 @@ import {
   type Routine,
 } from '@drover/core';
 import { LOGGER } from '@drover/logger';
-import { DroverMetrics } from '@drover/metrics';
+import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
 import { RoutineStore, type RoutineState } from '@drover/store';
@@ -58,6 +58,8 @@ export class Dispatcher {
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.routinesStore = new RoutineStore(conns.command, keys);
+    // Every outcome exported at 0 from the start: rate()/increase() then see the first fire of each.
+    for (const outcome of FIRE_OUTCOMES) metrics.scheduleFires.inc({ outcome }, 0);
   }
 
   /**
