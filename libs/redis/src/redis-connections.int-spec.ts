@@ -21,6 +21,31 @@ describe('RedisConnections against a real redis-server', () => {
     }
   });
 
+  it('borrows a caller-owned client: commands go through it, duplicates are closed, it is not', async () => {
+    const own = testRedisClient();
+    const reader = testRedisClient();
+    const conns = RedisConnections.borrowing(own, 'borrow');
+    const key = `${uniquePrefix('conn')}:borrowed`;
+    try {
+      expect(conns.command).toBe(own);
+      expect(conns.isCluster).toBe(false);
+      await conns.command.set(key, 'v');
+      const blocking = conns.open('blocking', 'events');
+      expect(blocking).not.toBe(own);
+      expect(blocking.options.maxRetriesPerRequest).toBeNull();
+      expect(await blocking.get(key)).toBe('v');
+      expect(await reader.client('LIST')).toContain('name=drover:borrow:events');
+      const ended = new Promise((resolve) => blocking.once('end', resolve));
+      await conns.closeAll();
+      await ended;
+      expect(own.status).toBe('ready');
+      expect(await own.get(key)).toBe('v');
+    } finally {
+      own.disconnect();
+      reader.disconnect();
+    }
+  });
+
   it('fails a readiness ping quickly when Redis is unreachable', async () => {
     const conns = new RedisConnections({ kind: 'url', url: 'redis://127.0.0.1:1', tls: false }, 'test');
     try {

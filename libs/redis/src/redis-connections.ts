@@ -5,6 +5,12 @@ import { connectionPlan, type ConnectionRole } from './connection-options';
 
 export type RedisClient = Redis | Cluster;
 
+/** A client the caller opened and keeps owning (e.g. an app's existing ioredis instance). */
+export interface BorrowedClient {
+  kind: 'client';
+  client: RedisClient;
+}
+
 /**
  * Opens and tracks every Redis connection of a process so that shutdown closes them all.
  * BullMQ gets its own connections (it blocks on some); Drover's commands share one.
@@ -14,30 +20,35 @@ export class RedisConnections {
   private commandClient?: RedisClient;
 
   constructor(
-    private readonly target: RedisTarget,
+    private readonly target: RedisTarget | BorrowedClient,
     private readonly instanceId: string,
     private readonly log?: Logger,
   ) {}
 
+  /**
+   * Connections around a client the caller owns: it serves Drover's commands and is never closed
+   * here; every other connection (BullMQ's blocking ones) is a duplicate of it, owned and closed here.
+   */
+  static borrowing(client: RedisClient, instanceId: string, log?: Logger): RedisConnections {
+    return new RedisConnections({ kind: 'client', client }, instanceId, log);
+  }
+
   get isCluster(): boolean {
-    return this.target.kind === 'cluster';
+    return this.target.kind === 'cluster' || (this.target.kind === 'client' && this.target.client.isCluster);
   }
 
   /** The shared connection for Drover's own (non-blocking) commands. */
   get command(): RedisClient {
+    if (this.target.kind === 'client') return this.target.client;
     this.commandClient ??= this.open('command', 'cmd');
     return this.commandClient;
   }
 
   /** A fresh connection; `blocking` ones are what BullMQ Workers and QueueEvents need. */
   open(role: ConnectionRole, purpose: string): RedisClient {
-    const plan = connectionPlan(this.target, role, `drover:${this.instanceId}:${purpose}`);
+    const name = `drover:${this.instanceId}:${purpose}`;
     const client =
-      plan.kind === 'cluster'
-        ? new Cluster(plan.nodes, plan.options)
-        : plan.url
-          ? new Redis(plan.url, plan.options)
-          : new Redis(plan.options);
+      this.target.kind === 'client' ? duplicate(this.target.client, role, name) : connect(this.target, role, name);
     // Without a listener ioredis prints every reconnect error to stderr as an unhandled event.
     client.on('error', (err: Error) => this.log?.warn({ err: err.message, purpose }, 'redis connection error'));
     this.opened.add(client);
@@ -74,4 +85,21 @@ export class RedisConnections {
       }),
     );
   }
+}
+
+function connect(target: RedisTarget, role: ConnectionRole, name: string): RedisClient {
+  const plan = connectionPlan(target, role, name);
+  if (plan.kind === 'cluster') return new Cluster(plan.nodes, plan.options);
+  return plan.url ? new Redis(plan.url, plan.options) : new Redis(plan.options);
+}
+
+/** A copy of a borrowed client's settings, with the retry rule of `role` (see connectionPlan). */
+function duplicate(client: RedisClient, role: ConnectionRole, connectionName: string): RedisClient {
+  const maxRetriesPerRequest = role === 'blocking' ? null : 3;
+  if (client instanceof Cluster) {
+    return client.duplicate(undefined, {
+      redisOptions: { ...client.options.redisOptions, connectionName, maxRetriesPerRequest },
+    });
+  }
+  return client.duplicate({ connectionName, maxRetriesPerRequest });
 }
