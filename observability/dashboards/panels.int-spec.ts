@@ -3,62 +3,17 @@
  * small fake Drover cluster (two schedulers, two workers, an api) built from the real metric
  * registry. Proves the queries parse, match the metrics' names and labels, and return data.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import { DroverMetrics } from '@drover/metrics';
 import {
   type PrometheusHandle,
-  type PromSample,
   serveMetrics,
   startPrometheus,
   waitForTargetsUp,
 } from '../../libs/testing/src/prometheus';
-import { waitFor } from '../../libs/testing/src/wait-for';
+import { evaluatedRuleGroups, ruleProblems, testPrometheusConfig } from '../prometheus/live-prometheus';
+import { labelVariables, panelQueries, queriesWithoutData } from './panel-queries';
 
-const ROOT = join(__dirname, '..', '..');
-const RULES_FILE = join(ROOT, 'observability/prometheus/drover-rules.yml');
-const DASHBOARD_FILES = ['drover-overview.json', 'drover-queue.json'];
 const QUEUE = 'default';
-
-/** What Grafana would substitute; `${datasource}` never appears inside an expression. */
-const TEMPLATE_VALUES: [RegExp, string][] = [
-  [/\$__rate_interval\b/g, '15s'],
-  [/\$__range\b/g, '1m'],
-  [/\$__interval\b/g, '5s'],
-  [/\$\{queue\}|\$queue\b/g, QUEUE],
-];
-
-interface PanelQuery {
-  where: string;
-  expr: string;
-}
-
-interface GrafanaPanel {
-  title?: string;
-  type: string;
-  panels?: GrafanaPanel[];
-  targets?: { expr?: string; refId?: string }[];
-}
-
-function panelQueries(): PanelQuery[] {
-  const out: PanelQuery[] = [];
-  for (const file of DASHBOARD_FILES) {
-    const dash = JSON.parse(readFileSync(join(__dirname, file), 'utf8')) as { panels: GrafanaPanel[] };
-    const walk = (panels: GrafanaPanel[]) => {
-      for (const p of panels) {
-        walk(p.panels ?? []);
-        for (const t of p.targets ?? []) {
-          let expr = t.expr ?? '';
-          for (const [pattern, value] of TEMPLATE_VALUES) expr = expr.replace(pattern, value);
-          out.push({ where: `${file} / ${p.title} / ${t.refId}`, expr });
-        }
-      }
-    };
-    walk(dash.panels);
-  }
-  return out;
-}
 
 const JOB_TYPES = ['http.request', 'reports.generate', 'noop'] as const;
 const QUEUES = [QUEUE, 'reports'] as const;
@@ -130,10 +85,6 @@ function api(): FakeProcess {
   return { job: 'api', metrics: new DroverMetrics(), tick: () => undefined };
 }
 
-function hasFiniteValue(result: PromSample[]): boolean {
-  return result.some((s) => Number.isFinite(Number(s.value[1])));
-}
-
 describe('observability against a real Prometheus', () => {
   let prom: PrometheusHandle | undefined;
   const servers: { close(): Promise<void> }[] = [];
@@ -155,21 +106,8 @@ describe('observability against a real Prometheus', () => {
     targetCount = fleet.length;
 
     // The compose example's jobs, scraping the fake fleet: dashboards select processes by job name.
-    const example = parse(readFileSync(join(ROOT, 'observability/prometheus/prometheus.yml'), 'utf8')) as {
-      scrape_configs: { job_name: string }[];
-    };
-    const scrapeConfigs = example.scrape_configs
-      .filter((job) => targets[job.job_name])
-      .map((job) => ({ ...job, static_configs: [{ targets: targets[job.job_name] }] }));
-    expect(scrapeConfigs.map((j) => j.job_name).sort()).toEqual(['api', 'scheduler', 'worker']);
-
-    prom = await startPrometheus({
-      config: {
-        global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
-        rule_files: [RULES_FILE],
-        scrape_configs: scrapeConfigs,
-      },
-    });
+    expect(Object.keys(targets).sort()).toEqual(['api', 'scheduler', 'worker']);
+    prom = await startPrometheus({ config: testPrometheusConfig(targets) });
     await waitForTargetsUp(prom, targetCount);
   }, 45_000);
 
@@ -179,7 +117,7 @@ describe('observability against a real Prometheus', () => {
   }, 15_000);
 
   it('every panel query is valid PromQL', async () => {
-    const queries = panelQueries();
+    const queries = panelQueries({ queue: QUEUE });
     expect(queries.length).toBeGreaterThan(30);
     const errors: string[] = [];
     for (const q of queries) {
@@ -190,38 +128,16 @@ describe('observability against a real Prometheus', () => {
   });
 
   it('every panel query returns data', async () => {
-    const empty = new Map(panelQueries().map((q) => [q.where, q]));
-    await waitFor(
-      'every panel query to return a finite value',
-      async () => {
-        for (const [where, q] of empty) if (hasFiniteValue(await prom!.query(q.expr))) empty.delete(where);
-        return empty.size === 0;
-      },
-      { timeoutMs: 40_000, intervalMs: 500 },
-    ).catch(() => undefined);
-    expect([...empty.values()].map((q) => `${q.where}: ${q.expr}`)).toEqual([]);
+    const empty = await queriesWithoutData(prom!, panelQueries({ queue: QUEUE }), { timeoutMs: 40_000 });
+    expect(empty.map((q) => `${q.where}: ${q.expr}`)).toEqual([]);
   }, 60_000);
 
   it('the queue variable lists the queues', async () => {
+    expect(labelVariables()).toEqual([{ name: 'queue', metric: 'drover_queue_jobs', label: 'queue' }]);
     await expect(prom!.labelValues('queue', 'drover_queue_jobs')).resolves.toEqual([...QUEUES].sort());
   });
 
   it('every alert rule evaluates without error', async () => {
-    const groups = await waitFor(
-      'every rule to be evaluated once',
-      async () => {
-        const g = await prom!.ruleGroups();
-        return g.length > 0 && g.every((group) => group.rules.every((r) => r.health !== 'unknown')) ? g : undefined;
-      },
-      { timeoutMs: 20_000, intervalMs: 250 },
-    );
-    const rulesFile = parse(readFileSync(RULES_FILE, 'utf8')) as { groups: { name: string; rules: unknown[] }[] };
-    expect(groups.map((g) => g.name).sort()).toEqual(rulesFile.groups.map((g) => g.name).sort());
-    expect(groups.flatMap((g) => g.rules).length).toBe(rulesFile.groups.flatMap((g) => g.rules).length);
-    const unhealthy = groups
-      .flatMap((g) => g.rules)
-      .filter((r) => r.health !== 'ok' || r.lastError)
-      .map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`);
-    expect(unhealthy).toEqual([]);
+    expect(ruleProblems(await evaluatedRuleGroups(prom!))).toEqual([]);
   }, 30_000);
 });

@@ -10,54 +10,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { type GrafanaDashboard, GRAFANA_BUILTINS, flattenPanels } from './panel-queries';
 
 const DS = '${datasource}';
-const BUILTIN_VARIABLES = new Set(['__rate_interval', '__range', '__interval']);
-
-interface Target {
-  datasource?: { uid?: string };
-  expr?: string;
-  refId?: string;
-}
-
-interface Panel {
-  id?: number;
-  type?: string;
-  title?: string;
-  datasource?: { uid?: string };
-  gridPos?: { x: number; y: number; w: number; h: number };
-  targets?: Target[];
-  panels?: Panel[];
-}
-
-interface Variable {
-  name?: string;
-  type?: string;
-  query?: unknown;
-  datasource?: { uid?: string };
-}
-
-interface Dashboard {
-  id?: unknown;
-  uid?: unknown;
-  title?: unknown;
-  schemaVersion?: unknown;
-  __inputs?: unknown;
-  templating?: { list?: Variable[] };
-  panels?: Panel[];
-}
-
-function flatten(panels: Panel[]): Panel[] {
-  return panels.flatMap((p) => [p, ...flatten(p.panels ?? [])]);
-}
 
 /** Every problem found in one dashboard file's text; empty when it is fine. */
 export function validateDashboard(file: string, text: string): string[] {
   const problems: string[] = [];
   const fail = (msg: string) => problems.push(`${file}: ${msg}`);
-  let dash: Dashboard;
+  let dash: GrafanaDashboard;
   try {
-    dash = JSON.parse(text) as Dashboard;
+    dash = JSON.parse(text) as GrafanaDashboard;
   } catch (err) {
     return [`${file}: not JSON: ${(err as Error).message}`];
   }
@@ -76,9 +39,9 @@ export function validateDashboard(file: string, text: string): string[] {
   for (const v of variables) {
     if (v.type === 'query' && v.datasource?.uid !== DS) fail(`variable ${v.name} must use ${DS}`);
   }
-  const known = new Set([...BUILTIN_VARIABLES, ...variables.map((v) => v.name ?? '')]);
+  const known = new Set<string>([...GRAFANA_BUILTINS, ...variables.map((v) => v.name ?? '')]);
 
-  const panels = flatten(dash.panels ?? []);
+  const panels = flattenPanels(dash.panels ?? []);
   if (panels.length === 0) fail('has no panels');
   const ids = new Set<number>();
   const cells = new Map<string, string>();
