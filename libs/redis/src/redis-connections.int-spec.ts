@@ -1,3 +1,4 @@
+import type { RedisOptions } from 'ioredis';
 import { startRedisServer, testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { checkMemoryPolicy } from './memory-policy';
 import { RedisConnections } from './redis-connections';
@@ -32,7 +33,7 @@ describe('RedisConnections against a real redis-server', () => {
       await conns.command.set(key, 'v');
       const blocking = conns.open('blocking', 'events');
       expect(blocking).not.toBe(own);
-      expect(blocking.options.maxRetriesPerRequest).toBeNull();
+      expect((blocking.options as RedisOptions).maxRetriesPerRequest).toBeNull();
       expect(await blocking.get(key)).toBe('v');
       expect(await reader.client('LIST')).toContain('name=drover:borrow:events');
       const ended = new Promise((resolve) => blocking.once('end', resolve));
