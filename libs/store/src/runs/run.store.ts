@@ -7,6 +7,7 @@ import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedRun, type ReplayResult } from './parked.store';
 import { bullPriorityFor } from './run-ids';
 import { RunIndex, type RunRef } from './run-index';
+import { listQueueRuns, type QueueRunsQuery } from './run-listing';
 import type { RunJobData } from './run-job-data';
 import { RunTombstones } from './run-tombstones';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
@@ -268,6 +269,17 @@ export class RunStore {
       if (refs.length < 100) break;
     }
     return out;
+  }
+
+  /**
+   * Runs across the defined queues (or only `queue`), newest first; see {@link listQueueRuns} for
+   * what is and is not listed. Throws UnknownQueueError for an undefined `queue`.
+   */
+  async listRecent(query: QueueRunsQuery & { queue?: string } = {}): Promise<RunView[]> {
+    const queues = query.queue
+      ? [(await this.registry.require(query.queue)).name]
+      : (await this.registry.list()).map((r) => r.def.name);
+    return listQueueRuns(this.bull, queues, query);
   }
 
   /**
