@@ -2,12 +2,17 @@ import { Queue } from 'bullmq';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { FIRES_QUEUE, type FireJobData } from './fire-job';
 
-/** Options of every fire job: fires are cheap and bounded in number, but failures are kept to debug. */
+/**
+ * Options of every fire job. Kept short on purpose: BullMQ stores them twice per routine (in the
+ * Job Scheduler and in its pending job), which matters at 100k routines. A dispatched fire is
+ * worth nothing afterwards (the run is the record), so it is removed at once; failed fires are
+ * kept (bounded) to debug.
+ */
 export const FIRE_JOB_OPTS = {
   attempts: 5,
   backoff: { type: 'fixed', delay: 500 },
-  removeOnComplete: { count: 1000 },
-  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
+  removeOnComplete: true,
+  removeOnFail: 1000,
 } as const;
 
 /** The fires queue, shared by the reconciler (writes schedulers) and the dispatcher (consumes). */

@@ -50,3 +50,39 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     lastFiredAt: num('lastFiredAt'),
   };
 }
+
+/**
+ * Fields whose value is the schema default are left out of the stored JSON: with 100k routines
+ * every byte counts, and defaults are restored on read. Must match core's routine defaults.
+ */
+const ROUTINE_DEFAULTS: Partial<Routine> = {
+  payload: {},
+  priority: 'medium',
+  concurrencyPolicy: 'allow',
+  catchUpPolicy: 'skip',
+  maxCatchUp: 100,
+  maxLaunchFailures: 5,
+  status: 'active',
+  system: false,
+  labels: {},
+};
+
+function isDefault(key: string, value: unknown): boolean {
+  const def = (ROUTINE_DEFAULTS as Record<string, unknown>)[key];
+  if (def === undefined) return false;
+  if (typeof def === 'object') return JSON.stringify(def) === JSON.stringify(value);
+  return def === value;
+}
+
+/** Compact JSON of a record: `d` is the definition without default-valued fields. */
+export function encodeRecord(rec: RoutineRecord): string {
+  const d = Object.fromEntries(Object.entries(rec.def).filter(([k, v]) => v !== undefined && !isDefault(k, v)));
+  return JSON.stringify({ d, o: rec.origin, c: rec.createdAt, u: rec.updatedAt, v: rec.version });
+}
+
+export function decodeRecord(raw: string): RoutineRecord {
+  const x = JSON.parse(raw) as { d: Partial<Routine>; o: RoutineOrigin; c: number; u: number; v: number };
+  // Fresh objects per record: callers may mutate a payload they got back.
+  const def = { ...ROUTINE_DEFAULTS, payload: {}, labels: {}, ...x.d } as Routine;
+  return { def, origin: x.o, createdAt: x.c, updatedAt: x.u, version: x.v };
+}

@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseBundle, type Routine } from '@drover/core';
 import { withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
-import { decodeState, encodeState, type RoutineOrigin, type RoutineRecord, type RoutineState } from './routine-record';
+import {
+  decodeRecord,
+  decodeState,
+  encodeRecord,
+  encodeState,
+  type RoutineOrigin,
+  type RoutineRecord,
+  type RoutineState,
+} from './routine-record';
 
 /** What an apply changed, by routine name. */
 export interface ApplyDiff {
@@ -44,13 +52,13 @@ export class RoutineStore {
 
   async get(name: string): Promise<RoutineRecord | undefined> {
     const raw = await this.redis.hget(this.definitionsKey, name);
-    return raw ? (JSON.parse(raw) as RoutineRecord) : undefined;
+    return raw ? decodeRecord(raw) : undefined;
   }
 
   async list(): Promise<RoutineRecord[]> {
     const all = await this.redis.hgetall(this.definitionsKey);
     return Object.values(all)
-      .map((raw) => JSON.parse(raw) as RoutineRecord)
+      .map((raw) => decodeRecord(raw))
       .sort((a, b) => a.def.name.localeCompare(b.def.name));
   }
 
@@ -73,7 +81,7 @@ export class RoutineStore {
       updatedAt: now,
       version: (prev?.version ?? 0) + 1,
     };
-    const multi = this.redis.multi().hset(this.definitionsKey, def.name, JSON.stringify(record));
+    const multi = this.redis.multi().hset(this.definitionsKey, def.name, encodeRecord(record));
     if (!prev) multi.hset(this.stateKey(def.name), encodeState({ since: now }));
     // Resuming a paused routine must not catch up the slots it slept through.
     if (prev && prev.def.status !== 'active' && def.status === 'active') {
@@ -100,7 +108,7 @@ export class RoutineStore {
       const pipe = this.redis.pipeline();
       for (const def of chunk) {
         const record: RoutineRecord = { def, origin, createdAt: now, updatedAt: now, version: 1 };
-        pipe.hsetnx(this.definitionsKey, def.name, JSON.stringify(record));
+        pipe.hsetnx(this.definitionsKey, def.name, encodeRecord(record));
       }
       const res = (await pipe.exec()) ?? [];
       const states = this.redis.pipeline();
@@ -167,7 +175,7 @@ export class RoutineStore {
     const res = (await this.redis.pipeline().hget(this.definitionsKey, name).hgetall(this.stateKey(name)).exec()) ?? [];
     const raw = res[0]?.[1] as string | null;
     return {
-      record: raw ? (JSON.parse(raw) as RoutineRecord) : undefined,
+      record: raw ? decodeRecord(raw) : undefined,
       state: decodeState((res[1]?.[1] as Record<string, string>) ?? {}),
     };
   }
