@@ -60,6 +60,7 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
       conditions,
       metrics,
       runs,
+      bull,
       DEFAULT_SCHEDULER_OPTIONS,
       pino({ level: 'silent' }),
     );
@@ -209,5 +210,58 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
     clock.t = T0 + 60_000 + 15_000;
     const res = await dispatcher.dispatchDue('gated', clock.t);
     expect(res!.enqueued).toEqual([runIdForSlot('gated', T0 + 60_000)]);
+  });
+
+  describe('arming the next run ahead of its slot', () => {
+    it('creates the next slot run as a delayed job and the fire for that slot finds it done', async () => {
+      await routines.upsert(routine({}), 'api', T0);
+      const first = await fireAt(1);
+      expect(first!.enqueued).toEqual([runIdForSlot('gated', T0 + 60_000)]);
+      const armedId = runIdForSlot('gated', T0 + 120_000);
+      expect(await runs.get(armedId)).toMatchObject({
+        status: 'scheduled',
+        scheduledFor: T0 + 120_000,
+        source: 'schedule',
+      });
+      expect(await routines.getState('gated')).toMatchObject({ armedSlot: T0 + 120_000, armedQueue: 'default' });
+      const second = await fireAt(2);
+      expect(second!.enqueued).toEqual([]);
+      expect(second!.duplicates).toBe(1);
+      expect((await routines.getState('gated')).armedSlot).toBe(T0 + 180_000);
+    });
+
+    it('disarms on an edit so the slot runs with the new definition', async () => {
+      await routines.upsert(routine({ payload: { v: 1 } }), 'api', T0);
+      await fireAt(1);
+      const armedId = runIdForSlot('gated', T0 + 120_000);
+      await routines.upsert(routine({ payload: { v: 2 } }), 'api', T0 + 61_000);
+      expect(await dispatcher.disarm('gated')).toBe(true);
+      expect(await runs.get(armedId)).toBeNull();
+      const res = await fireAt(2);
+      expect(res!.enqueued).toEqual([armedId]);
+      const job = await bull.get('default').getJob(armedId);
+      expect(job!.data).toMatchObject({ payload: { v: 2 } });
+    });
+
+    it('records a paused slot as skipped once disarmed', async () => {
+      await routines.upsert(routine({}), 'api', T0);
+      await fireAt(1);
+      await routines.setStatus('gated', 'paused', T0 + 61_000);
+      await dispatcher.disarm('gated');
+      const res = await fireAt(2);
+      expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 120_000), reason: 'paused' }]);
+    });
+
+    it('never arms routines whose outcome is decided at fire time', async () => {
+      conditions.register('yes', () => true);
+      for (const extra of [{ concurrencyPolicy: 'forbid' }, { concurrencyPolicy: 'replace' }, { condition: 'yes' }]) {
+        await routines.upsert(routine(extra), 'api', T0);
+        await fireAt(1);
+        expect((await routines.getState('gated')).armedSlot).toBeUndefined();
+        expect(await runs.get(runIdForSlot('gated', T0 + 120_000))).toBeNull();
+        await routines.remove('gated');
+        await conns.command.del(keys.core('slot', 'gated', T0 + 60_000));
+      }
+    });
   });
 });

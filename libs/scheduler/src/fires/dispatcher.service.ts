@@ -12,11 +12,12 @@ import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
-import { RoutineStore, type RoutineState } from '@drover/store';
+import { BullQueues, RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { planDue } from './plan-due';
-import { RUN_SINK, type RunSink } from './run-sink';
+import { armableSlot } from './arming';
+import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
 import { slotClaimTtlMs } from './slot-claim';
 import { decodeDecision, encodeDecision, type SlotDecision } from './slot-decision';
 
@@ -54,6 +55,7 @@ export class Dispatcher {
     private readonly conditions: ConditionRegistry,
     private readonly metrics: DroverMetrics,
     @Inject(RUN_SINK) private readonly runs: RunSink,
+    private readonly bull: BullQueues,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
@@ -102,8 +104,61 @@ export class Dispatcher {
     // A retried fire whose slot the cursor already passed: its first attempt may have died
     // between claiming and writing the run (a crashed replica), so look once more.
     if (opts.retry && dueSlot <= cursor) await this.completeIfAbandoned(def, dueSlot, true, result);
-    await this.saveState(routine, plan.cursor > cursor ? plan.cursor : undefined, state, launcher, result);
+    const armed = await this.armNext(record, state, launcher, Math.max(plan.cursor, dueSlot), ttl, token);
+    await this.saveState(routine, plan.cursor > cursor ? plan.cursor : undefined, state, launcher, result, armed);
     return result;
+  }
+
+  /**
+   * Creates the next slot's run now, delayed until its slot, when nothing decided at fire time
+   * could change it (see `armableSlot`). The slot is claimed first like any other, so the fire
+   * that arrives for it later finds it done. If the routine changed meanwhile (version moved),
+   * the armed run is discarded again and the slot freed for a normal dispatch.
+   */
+  private async armNext(
+    record: RoutineRecord,
+    state: RoutineState,
+    launcher: LauncherState,
+    after: number,
+    ttl: number,
+    token: string,
+  ): Promise<{ slot: number; queue: string } | undefined> {
+    const def = record.def;
+    const now = this.clock.now();
+    const slot = armableSlot(def, launcher, after, now);
+    if (slot === undefined || slot === state.armedSlot) return undefined;
+    const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, armed: true };
+    if (!(await this.claim(def.name, slot, encodeDecision(decision), Math.max(ttl, slot - now + ttl), token)))
+      return undefined;
+    const id = runIdForSlot(def.name, slot);
+    await this.runs.enqueue({ ...this.runFor(def, id, slot, 'schedule'), delayMs: Math.max(0, slot - now) });
+    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+    const current = await this.routinesStore.get(def.name);
+    if (!current || current.version !== record.version) {
+      await this.disarm(def.name, { armedSlot: slot, armedQueue: def.queue });
+      return undefined;
+    }
+    return { slot, queue: def.queue };
+  }
+
+  /**
+   * Undoes an armed run that has not started (its routine was edited, paused or deleted) and
+   * frees its slot, so the slot's fire is dispatched afresh with the routine as it is now.
+   */
+  async disarm(routine: string, armed?: { armedSlot?: number; armedQueue?: string }): Promise<boolean> {
+    const { armedSlot, armedQueue } = armed ?? (await this.routinesStore.getState(routine));
+    if (armedSlot === undefined || !armedQueue) return false;
+    const id = runIdForSlot(routine, armedSlot);
+    const job = await this.bull.get(armedQueue).getJob(id);
+    let removed = false;
+    if (job && (await job.isDelayed())) removed = (await this.bull.get(armedQueue).remove(id)) === 1;
+    const slotKey = this.keys.core('slot', routine, armedSlot);
+    const claim = decodeDecision(await this.conns.command.get(slotKey));
+    if (removed && claim?.kind === 'fire' && claim.armed) await this.conns.command.del(slotKey);
+    await this.routinesStore.advanceCursor(routine, undefined, { armedSlot: undefined, armedQueue: undefined });
+    if (removed)
+      this.log.info({ routine, slot: armedSlot }, 'disarmed the next run: the routine changed before its slot');
+    return removed;
   }
 
   /** Status, launcher backoff, condition and overlap, in that order; pure but for the condition and the run lookup. */
@@ -212,12 +267,19 @@ export class Dispatcher {
       return;
     }
     for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
-    const { created } = await this.runs.enqueue({
+    const { created } = await this.runs.enqueue(this.runFor(def, id, slot, d.source));
+    if (!created) return;
+    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+    result.enqueued.push(id);
+  }
+
+  private runFor(def: Routine, id: string, slot: number, source: 'schedule' | 'catch-up'): NewRunRequest {
+    return {
       id,
       routine: def.name,
       jobType: def.jobType,
       queue: def.queue,
-      source: d.source,
+      source,
       scheduledFor: slot,
       payload: def.payload,
       priority: priorityValue(def.priority),
@@ -225,27 +287,26 @@ export class Dispatcher {
       timeoutMs: def.timeoutMs,
       backoff: def.backoff,
       createdBy: 'scheduler',
-    });
-    if (!created) return;
-    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
-    result.enqueued.push(id);
+    };
   }
 
-  /** Cursor, launcher bookkeeping and the last run, in one round trip. */
+  /** Cursor, launcher bookkeeping, the last run and the armed slot, in one round trip. */
   private async saveState(
     routine: string,
     cursor: number | undefined,
     before: RoutineState,
     after: LauncherState,
     result: DispatchResult,
+    armed?: { slot: number; queue: string },
   ): Promise<void> {
     const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
       before.nextAttemptAt !== after.nextAttemptAt ||
       before.disabledReason !== after.disabledReason;
     const last = result.enqueued.at(-1) ?? result.skipped.at(-1)?.id ?? result.failed.at(-1)?.id;
-    if (cursor === undefined && !launcherChanged && !last) return;
+    if (cursor === undefined && !launcherChanged && !last && !armed) return;
     await this.routinesStore.advanceCursor(routine, cursor, {
+      ...(armed ? { armedSlot: armed.slot, armedQueue: armed.queue } : {}),
       ...(launcherChanged
         ? {
             consecutiveFailures: after.consecutiveFailures,

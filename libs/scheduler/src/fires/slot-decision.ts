@@ -3,7 +3,7 @@
  * finish the decision if its maker died between claiming and writing the run. Times epoch ms.
  */
 export type SlotDecision =
-  | { kind: 'fire'; source: 'schedule' | 'catch-up'; cancel: string[]; at: number }
+  | { kind: 'fire'; source: 'schedule' | 'catch-up'; cancel: string[]; at: number; armed?: boolean }
   | { kind: 'skip'; source: 'schedule' | 'catch-up'; reason: string; failed?: boolean; at: number };
 
 export function encodeDecision(d: SlotDecision): string {

@@ -88,6 +88,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.subscriber.on('message', (_ch: string, name: string) => {
       void this.serial(async () => {
         if (!this.lead || !this.isCurrent()) return;
+        if (name !== '*') await this.dispatcher.disarm(name);
         // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
         if (name === '*') await this.reconciler.reconcileAll(this.lead, this.isCurrent);
         else await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);

@@ -28,6 +28,9 @@ export interface RoutineState {
   lastRunId?: string;
   lastOutcome?: string;
   lastFiredAt?: number;
+  /** The slot whose run was created ahead of time (see the scheduler's arming), and its queue. */
+  armedSlot?: number;
+  armedQueue?: string;
 }
 
 export function encodeState(state: Partial<RoutineState>): Record<string, string> {
@@ -48,6 +51,8 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     lastRunId: str('lastRunId'),
     lastOutcome: str('lastOutcome'),
     lastFiredAt: num('lastFiredAt'),
+    armedSlot: num('armedSlot'),
+    armedQueue: str('armedQueue'),
   };
 }
 
