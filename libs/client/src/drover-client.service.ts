@@ -1,0 +1,235 @@
+import { randomInt } from 'node:crypto';
+import {
+  adHocRunId,
+  runIdForIdempotencyKey,
+  type JobContract,
+  type PayloadInputOf,
+  type ResultOf,
+  type RoutineInput,
+} from '@drover/core';
+import {
+  triggerRoutine,
+  validateRoutine,
+  type CancelResult,
+  type NewRun,
+  type RoutineRecord,
+  type RunView,
+} from '@drover/store';
+import {
+  resolveEnqueueOptions,
+  resolveListOptions,
+  resolveWaitOptions,
+  type EnqueueOptions,
+  type ListRunsOptions,
+  type WaitOptions,
+} from './call-options';
+import type { DroverConnection } from './drover-connection';
+import type { DroverRun, RunId } from './drover-run';
+import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
+import { InvalidOptionsError } from './errors/invalid-options.error';
+import { InvalidRoutineError } from './errors/invalid-routine.error';
+import { RunNotFoundError } from './errors/run-not-found.error';
+import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
+import { UnknownJobTypeError } from './errors/unknown-job-type.error';
+import type { ResolvedDroverOptions } from './resolve-options';
+import { validatePayload } from './validate-payload';
+
+/** The time and randomness the client uses (injected so tests and ids never read globals inline). */
+export interface ClientClock {
+  now(): number;
+  /** A number in [0, 1). */
+  random(): number;
+}
+
+const systemClock: ClientClock = { now: () => Date.now(), random: () => randomInt(0, 2 ** 47) / 2 ** 47 };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types
+type AnyContract = JobContract<any, any, any>;
+
+/** What `upsertRoutine` did. */
+export interface UpsertRoutineResult {
+  outcome: 'created' | 'updated' | 'unchanged';
+  routine: RoutineRecord;
+}
+
+/**
+ * Enqueue, track and trigger Drover work from any NestJS service. Injected by `DroverModule`;
+ * every method talks to Redis through the store, exactly as the scheduler and api do.
+ */
+export class DroverClient {
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly connection: DroverConnection,
+    private readonly options: Pick<ResolvedDroverOptions, 'defaultQueue' | 'name' | 'contracts' | 'strictJobTypes'>,
+    clock: ClientClock = systemClock,
+  ) {
+    this.now = () => clock.now();
+    this.random = () => clock.random();
+  }
+
+  /**
+   * Enqueues a run of a job type and resolves with its id once the run exists (status `queued`,
+   * or `scheduled` with `runAt`/`delayMs`). With a contract (or a job type name whose contract is
+   * registered) the payload is validated first; nothing is written when it fails.
+   *
+   * @throws InvalidPayloadError, InvalidOptionsError, UnknownJobTypeError, UnknownQueueError,
+   *   IdempotencyKeyConflictError
+   */
+  enqueue<C extends AnyContract>(
+    job: C,
+    payload: PayloadInputOf<C>,
+    opts?: EnqueueOptions,
+  ): Promise<RunId<ResultOf<C>>>;
+  enqueue(jobType: string, payload: unknown, opts?: EnqueueOptions): Promise<RunId>;
+  async enqueue(job: string | AnyContract, payload: unknown, opts?: EnqueueOptions): Promise<RunId> {
+    const contract = this.contractFor(job);
+    const jobType = typeof job === 'string' ? job : job.jobType;
+    const o = resolveEnqueueOptions(opts, this.now());
+    await validatePayload(jobType, contract, payload);
+    const queue = o.queue ?? contract?.queue ?? this.options.defaultQueue;
+    const run: NewRun = {
+      id:
+        o.idempotencyKey !== undefined ? runIdForIdempotencyKey(o.idempotencyKey) : adHocRunId(this.now(), this.random),
+      routine: null,
+      jobType,
+      queue,
+      source: 'api',
+      scheduledFor: o.scheduledFor,
+      payload,
+      priority: o.priority,
+      delayMs: o.delayMs,
+      maxAttempts: o.maxAttempts ?? contract?.maxAttempts,
+      createdBy: this.options.name,
+    };
+    if (o.idempotencyKey === undefined) {
+      await this.connection.runs.enqueue(run);
+      return run.id;
+    }
+    return this.enqueueOnce(run, o.idempotencyKey);
+  }
+
+  /**
+   * An idempotent enqueue: the key's run id is deterministic, so while a run with that id exists
+   * (in any queue, or as a record of a canceled/replayed run) no second one is created. Concurrent
+   * calls racing past the check add one BullMQ job (BullMQ deduplicates on the job id).
+   */
+  private async enqueueOnce(run: NewRun, key: string): Promise<RunId> {
+    const existing = await this.connection.runs.get(run.id);
+    if (existing) return this.sameOperation(existing, run, key);
+    const { created } = await this.connection.runs.enqueue(run);
+    if (!created) {
+      const raced = await this.connection.runs.get(run.id);
+      if (raced) return this.sameOperation(raced, run, key);
+    }
+    return run.id;
+  }
+
+  private sameOperation(existing: RunView, run: NewRun, key: string): RunId {
+    if (existing.jobType !== run.jobType || existing.queue !== run.queue) {
+      throw new IdempotencyKeyConflictError(
+        key,
+        existing.id,
+        { jobType: existing.jobType, queue: existing.queue },
+        { jobType: run.jobType, queue: run.queue },
+      );
+    }
+    return existing.id;
+  }
+
+  private contractFor(job: string | AnyContract): JobContract | undefined {
+    if (typeof job !== 'string') return job;
+    if (!job.trim() || job.length > 200) {
+      throw new InvalidOptionsError('enqueue', [`jobType: ${JSON.stringify(job)} must be 1-200 characters`]);
+    }
+    const contract = this.options.contracts.get(job);
+    if (!contract && this.options.strictJobTypes)
+      throw new UnknownJobTypeError(job, [...this.options.contracts.keys()]);
+    return contract;
+  }
+
+  /** The run, or null if Drover does not know it (never created, or removed by retention). */
+  async getRun<R = unknown>(id: RunId<R>): Promise<DroverRun<R> | null> {
+    return (await this.connection.runs.get(id)) as DroverRun<R> | null;
+  }
+
+  /**
+   * Runs, newest first: a routine's (its newest 1000, skipped and canceled ones included), or
+   * those held in the queues (all defined queues, or `queue`).
+   */
+  async listRuns(opts: ListRunsOptions = {}): Promise<DroverRun[]> {
+    const o = resolveListOptions(opts);
+    if (o.routine === undefined) return this.connection.runs.listRecent(o);
+    const runs = await this.connection.runs.listByRoutine(o.routine, { limit: o.limit, status: o.status });
+    return o.queue ? runs.filter((r) => r.queue === o.queue) : runs;
+  }
+
+  /**
+   * Resolves with the run once it ended — `succeeded`, `failed`, `canceled`, `skipped` or `parked`
+   * (check `status`; a failure does not reject). Driven by the queue's event stream, not polling.
+   *
+   * @throws RunNotFoundError for an unknown id; RunWaitTimeoutError (with the last view) after `timeoutMs`.
+   */
+  async waitForRun<R = unknown>(id: RunId<R>, opts: WaitOptions = {}): Promise<DroverRun<R>> {
+    const { timeoutMs } = resolveWaitOptions(opts);
+    const { run, timedOut } = await this.connection.runs.waitForTerminal(id, timeoutMs);
+    if (!run) throw new RunNotFoundError(id);
+    if (timedOut) throw new RunWaitTimeoutError(id, timeoutMs, run);
+    return run as DroverRun<R>;
+  }
+
+  /**
+   * Cancels a run: a queued or scheduled run is removed and never starts (`canceled`); a running
+   * one is aborted through its handler's signal (`cancel-requested`); an ended one is left alone
+   * (`already-final`). Unknown ids answer `not-found`.
+   */
+  cancel(id: string, opts: { reason?: string } = {}): Promise<CancelResult> {
+    return this.connection.runs.cancel(id, opts.reason ?? `canceled by ${this.options.name}`);
+  }
+
+  /**
+   * Runs a routine now (source `manual`, served before scheduled work), even when it is paused;
+   * `payload` replaces the routine's own for this run.
+   *
+   * @throws RoutineNotFoundError; RoutineNotTriggerableError for an archived routine.
+   */
+  async trigger(routine: string, opts: { payload?: unknown } = {}): Promise<RunId> {
+    const { id } = await triggerRoutine({ routines: this.connection.routines, runs: this.connection.runs }, routine, {
+      now: this.now(),
+      random: this.random,
+      by: this.options.name,
+      ...(opts.payload !== undefined && { payload: opts.payload }),
+    });
+    return id;
+  }
+
+  /**
+   * Creates or replaces a routine (validated by core; defaults filled in). The scheduler picks the
+   * change up at once. A routine made here is API-made: applying a policy file leaves it alone.
+   *
+   * @throws InvalidRoutineError naming each bad field; nothing is written.
+   */
+  async upsertRoutine(def: RoutineInput): Promise<UpsertRoutineResult> {
+    const queues = (await this.connection.registry.list()).map((q) => q.def.name);
+    const res = validateRoutine(def, queues);
+    if (!res.ok) throw new InvalidRoutineError(res.errors);
+    const outcome = await this.connection.routines.upsert(res.routine, 'api', this.now());
+    return { outcome, routine: (await this.connection.routines.get(res.routine.name))! };
+  }
+
+  /** Pauses a routine: it fires nothing until resumed (manual triggers still run). @throws RoutineNotFoundError */
+  pauseRoutine(name: string): Promise<RoutineRecord> {
+    return this.connection.routines.setStatus(name, 'paused', this.now());
+  }
+
+  /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError */
+  resumeRoutine(name: string): Promise<RoutineRecord> {
+    return this.connection.routines.setStatus(name, 'active', this.now());
+  }
+
+  /** The routine's definition and bookkeeping, or null. */
+  async getRoutine(name: string): Promise<RoutineRecord | null> {
+    return (await this.connection.routines.get(name)) ?? null;
+  }
+}

@@ -1,0 +1,7 @@
+/** Thrown by `waitForRun` for a run id Drover does not know (never created, or removed by retention). */
+export class RunNotFoundError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} does not exist (never created, or removed by its queue's retention)`);
+    this.name = 'RunNotFoundError';
+  }
+}

@@ -1,0 +1,13 @@
+import type { RunView } from '@drover/store';
+
+/** Thrown by `waitForRun` when the run has not ended within `timeoutMs`; `run` is its last view. */
+export class RunWaitTimeoutError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly timeoutMs: number,
+    readonly run: RunView,
+  ) {
+    super(`run ${runId} did not end within ${timeoutMs} ms; it is ${run.status}`);
+    this.name = 'RunWaitTimeoutError';
+  }
+}

@@ -1,0 +1,36 @@
+export * from './drover.module';
+export { DROVER_ASYNC_OPTIONS_TYPE, DROVER_MODULE_OPTIONS, DROVER_OPTIONS_TYPE } from './drover.module-definition';
+export * from './drover-options';
+export * from './drover-client.service';
+export * from './drover-run';
+export type { EnqueueOptions, ListRunsOptions, WaitOptions } from './call-options';
+export * from './errors/invalid-payload.error';
+export * from './errors/invalid-options.error';
+export * from './errors/unknown-job-type.error';
+export * from './errors/idempotency-key-conflict.error';
+export * from './errors/run-not-found.error';
+export * from './errors/run-wait-timeout.error';
+export * from './errors/invalid-routine.error';
+// What a producer needs from the rest of Drover, so `@drover/client` is the only import.
+export {
+  defineJob,
+  type JobContract,
+  type JobContractSchemas,
+  type PayloadInputOf,
+  type PayloadOf,
+  type ResultOf,
+  type Priority,
+  type Routine,
+  type RoutineInput,
+  type RunStatus,
+  type RunSource,
+} from '@drover/core';
+export {
+  RoutineNotFoundError,
+  RoutineNotTriggerableError,
+  UnknownQueueError,
+  type CancelOutcome,
+  type CancelResult,
+  type RoutineRecord,
+  type RunView,
+} from '@drover/store';

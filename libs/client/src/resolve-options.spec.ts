@@ -1,0 +1,106 @@
+import { Cluster, Redis } from 'ioredis';
+import { z } from 'zod';
+import { defineJob } from '@drover/core';
+import { InvalidOptionsError } from './errors/invalid-options.error';
+import { resolveOptions } from './resolve-options';
+
+const issuesOf = (raw: unknown): string[] => {
+  try {
+    resolveOptions(raw as never);
+  } catch (err) {
+    if (err instanceof InvalidOptionsError) return err.issues;
+    throw err;
+  }
+  throw new Error('expected InvalidOptionsError');
+};
+
+describe('resolveOptions', () => {
+  it('defaults everything for an empty call', () => {
+    expect(resolveOptions(undefined)).toEqual({
+      redis: { kind: 'url', url: 'redis://127.0.0.1:6379', tls: false },
+      prefix: 'drover',
+      defaultQueue: 'default',
+      name: 'client',
+      contracts: new Map(),
+      strictJobTypes: false,
+    });
+  });
+
+  it.each([
+    ['redis://u:p@10.0.0.1:6380/2', { kind: 'url', url: 'redis://u:p@10.0.0.1:6380/2', tls: false }],
+    [{ url: 'rediss://cache.internal:6380' }, { kind: 'url', url: 'rediss://cache.internal:6380', tls: true }],
+    [
+      { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', url: 'rediss://u:p@x' },
+      { kind: 'sentinel', sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', url: 'rediss://u:p@x' },
+    ],
+    [
+      { clusterNodes: [{ host: '127.0.0.1', port: 7000 }] },
+      { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: 7000 }] },
+    ],
+  ])('maps redis %j to a connection target', (redis, target) => {
+    expect(resolveOptions({ redis: redis as never }).redis).toEqual(target);
+  });
+
+  it('takes an existing ioredis client (Redis or Cluster) as borrowed', () => {
+    const client = new Redis({ lazyConnect: true });
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true });
+    try {
+      expect(resolveOptions({ redis: { client } }).redis).toEqual({ kind: 'client', client });
+      expect(resolveOptions({ redis: { client: cluster } }).redis).toEqual({ kind: 'client', client: cluster });
+    } finally {
+      client.disconnect();
+      cluster.disconnect();
+    }
+  });
+
+  it.each([
+    ['ftp://x', /redis: scheme "ftp:" is not redis: or rediss:/],
+    ['not a url', /redis: "not a url" is not a URL; e.g. "redis:\/\/127.0.0.1:6379"/],
+    ['redis://127.0.0.1/abc', /redis: database "abc" is not a number/],
+    [{ url: 5 }, /redis.url: expected a redis:\/\/ or rediss:\/\/ URL string/],
+    [{ sentinels: [], name: 'm' }, /redis.sentinels: expected a non-empty list of \{ host, port \}/],
+    [{ sentinels: [{ host: 'a', port: 1 }] }, /redis.name: expected the Sentinel master name/],
+    [{ clusterNodes: [{ host: 'a', port: 70000 }] }, /redis.clusterNodes: expected a non-empty list/],
+    [
+      { clusterNodes: [{ host: 'a', port: 1 }], sentinels: [], name: 'm' },
+      /redis: give only one of sentinels, clusterNodes/,
+    ],
+    [{ client: {} }, /redis.client: expected an ioredis Redis or Cluster instance/],
+    [{ host: 'x' }, /redis: expected a URL, \{ url \}, \{ sentinels, name \}, \{ clusterNodes \} or \{ client \}/],
+    [42, /redis: expected a URL/],
+  ])('refuses redis %j', (redis, message) => {
+    expect(issuesOf({ redis }).join('\n')).toMatch(message);
+  });
+
+  it('never repeats a password in a message', () => {
+    expect(issuesOf({ redis: 'http://user:hunter2@host' }).join()).not.toContain('hunter2');
+    expect(issuesOf({ redis: 'redis://user:hunter2@host/x' }).join()).not.toContain('hunter2');
+    expect(issuesOf({ redis: 'redis://user:hunter2@' }).join()).not.toContain('hunter2');
+  });
+
+  it('checks prefix, defaultQueue, name, strictJobTypes and unknown options, all at once', () => {
+    expect(
+      issuesOf({ prefix: 'a b', defaultQueue: 'Q', name: 'x y', strictJobTypes: 'yes', defaultqueue: 'q' }),
+    ).toEqual([
+      'unknown option "defaultqueue"; valid options: redis, prefix, defaultQueue, name, contracts, strictJobTypes',
+      'prefix: "a b" may only hold letters, digits, "_", "." and "-" (1-64), e.g. "drover"',
+      'defaultQueue: "Q" is not a queue name ([a-z0-9][a-z0-9._-]{0,127}), e.g. "default"',
+      'name: "x y" may only hold letters, digits, "_", ".", ":" and "-" (1-128), e.g. "billing-api"',
+      'strictJobTypes: expected true or false',
+    ]);
+    expect(() => resolveOptions('redis://x' as never)).toThrow('invalid DroverModule options: expected an object');
+  });
+
+  it('registers contracts by job type and refuses two different ones for a type', () => {
+    const a = defineJob('a', { payload: z.object({}) });
+    const a2 = defineJob('a', { payload: z.object({ x: z.number() }) });
+    expect([...resolveOptions({ contracts: [a, a] }).contracts.keys()]).toEqual(['a']);
+    expect(issuesOf({ contracts: [a, a2] })).toEqual([
+      'contracts[1]: job type "a" is registered twice with different contracts',
+    ]);
+    expect(issuesOf({ contracts: [{ jobType: 'x' }] })).toEqual([
+      'contracts[0]: expected a contract made with defineJob',
+    ]);
+    expect(issuesOf({ contracts: 'a' })).toEqual(['contracts: expected a list of contracts made with defineJob']);
+  });
+});

@@ -1,0 +1,165 @@
+import { NAME_PATTERN, type JobContract } from '@drover/core';
+import type { BorrowedClient, RedisClient } from '@drover/redis';
+import type { RedisTarget } from '@drover/config';
+import type { DroverModuleOptions, RedisNode } from './drover-options';
+import { InvalidOptionsError } from './errors/invalid-options.error';
+
+/** {@link DroverModuleOptions} checked and defaulted. */
+export interface ResolvedDroverOptions {
+  redis: RedisTarget | BorrowedClient;
+  prefix: string;
+  defaultQueue: string;
+  name: string;
+  contracts: ReadonlyMap<string, JobContract>;
+  strictJobTypes: boolean;
+}
+
+const KNOWN = ['redis', 'prefix', 'defaultQueue', 'name', 'contracts', 'strictJobTypes'];
+// The same rules as DROVER_PREFIX and DROVER_INSTANCE_ID (libs/config), so a producer can share them.
+const PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
+const CLIENT_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+const SENTINEL_NAME = /^[A-Za-z0-9_.-]+$/;
+const EXAMPLE_URL = 'redis://127.0.0.1:6379';
+
+/** A URL for messages: credentials never appear in an error. */
+const redact = (raw: string) => raw.replace(/\/\/[^@/]*@/, '//***@');
+
+function checkUrl(raw: unknown, field: string, issues: string[]): string | undefined {
+  if (typeof raw !== 'string') {
+    issues.push(`${field}: expected a redis:// or rediss:// URL string, e.g. "${EXAMPLE_URL}"`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    issues.push(`${field}: "${redact(raw)}" is not a URL; e.g. "${EXAMPLE_URL}"`);
+    return undefined;
+  }
+  const db = u.pathname.replace(/^\//, '');
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
+    issues.push(`${field}: scheme "${u.protocol}" is not redis: or rediss: (TLS); e.g. "${EXAMPLE_URL}"`);
+  } else if (!u.hostname) issues.push(`${field}: "${redact(raw)}" has no host; e.g. "${EXAMPLE_URL}"`);
+  else if (db !== '' && !/^\d+$/.test(db))
+    issues.push(`${field}: database "${db}" is not a number; e.g. "${EXAMPLE_URL}/0"`);
+  else return raw;
+  return undefined;
+}
+
+function checkNodes(raw: unknown, field: string, issues: string[]): RedisNode[] {
+  const ok = (n: unknown): n is RedisNode =>
+    typeof (n as RedisNode)?.host === 'string' &&
+    (n as RedisNode).host !== '' &&
+    Number.isInteger((n as RedisNode).port) &&
+    (n as RedisNode).port >= 1 &&
+    (n as RedisNode).port <= 65535;
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every(ok)) {
+    issues.push(`${field}: expected a non-empty list of { host, port }, e.g. [{ host: "127.0.0.1", port: 26379 }]`);
+    return [];
+  }
+  return raw.map((n) => ({ host: n.host, port: n.port }));
+}
+
+function isRedisClient(c: unknown): c is RedisClient {
+  const client = c as Partial<RedisClient> | null;
+  return typeof client?.duplicate === 'function' && typeof client.isCluster === 'boolean';
+}
+
+function checkClient(client: unknown, issues: string[]): BorrowedClient | undefined {
+  if (!isRedisClient(client)) {
+    issues.push('redis.client: expected an ioredis Redis or Cluster instance');
+    return undefined;
+  }
+  const opts = client.options as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
+  const keyPrefix = opts.keyPrefix || opts.redisOptions?.keyPrefix;
+  if (keyPrefix) {
+    issues.push(
+      `redis.client: the client has keyPrefix "${keyPrefix}", which BullMQ cannot work with; ` +
+        'give Drover a client without keyPrefix and use the `prefix` option instead',
+    );
+    return undefined;
+  }
+  return { kind: 'client', client };
+}
+
+function resolveRedis(raw: DroverModuleOptions['redis'], issues: string[]): RedisTarget | BorrowedClient | undefined {
+  if (raw === undefined) return { kind: 'url', url: EXAMPLE_URL, tls: false };
+  const asUrl = (url: string | undefined): RedisTarget | undefined =>
+    url === undefined ? undefined : { kind: 'url', url, tls: url.startsWith('rediss:') };
+  if (typeof raw === 'string') return asUrl(checkUrl(raw, 'redis', issues));
+  if (typeof raw !== 'object' || raw === null) {
+    issues.push(`redis: expected a URL, { url }, { sentinels, name }, { clusterNodes } or { client }`);
+    return undefined;
+  }
+  const shapes = ['client', 'sentinels', 'clusterNodes'].filter((k) => k in raw);
+  if (shapes.length > 1) {
+    issues.push(`redis: give only one of ${shapes.join(', ')}`);
+    return undefined;
+  }
+  if ('client' in raw) return checkClient(raw.client, issues);
+  const url = 'url' in raw && raw.url !== undefined ? checkUrl(raw.url, 'redis.url', issues) : undefined;
+  if ('sentinels' in raw) {
+    const sentinels = checkNodes(raw.sentinels, 'redis.sentinels', issues);
+    if (typeof raw.name !== 'string' || !SENTINEL_NAME.test(raw.name)) {
+      issues.push('redis.name: expected the Sentinel master name, e.g. "mymaster"');
+    }
+    return { kind: 'sentinel', sentinels, name: raw.name, ...(url && { url }) };
+  }
+  if ('clusterNodes' in raw) {
+    return { kind: 'cluster', nodes: checkNodes(raw.clusterNodes, 'redis.clusterNodes', issues), ...(url && { url }) };
+  }
+  if (!('url' in raw))
+    issues.push(`redis: expected a URL, { url }, { sentinels, name }, { clusterNodes } or { client }`);
+  return asUrl(url);
+}
+
+function resolveContracts(raw: unknown, issues: string[]): Map<string, JobContract> {
+  const map = new Map<string, JobContract>();
+  if (raw === undefined) return map;
+  if (!Array.isArray(raw)) {
+    issues.push('contracts: expected a list of contracts made with defineJob');
+    return map;
+  }
+  raw.forEach((c: Partial<JobContract> | null, i) => {
+    if (typeof c?.jobType !== 'string' || typeof c.payload?.safeParseAsync !== 'function') {
+      issues.push(`contracts[${i}]: expected a contract made with defineJob`);
+    } else if (map.has(c.jobType) && map.get(c.jobType) !== c) {
+      issues.push(`contracts[${i}]: job type "${c.jobType}" is registered twice with different contracts`);
+    } else map.set(c.jobType, c as JobContract);
+  });
+  return map;
+}
+
+/** Checks and defaults the module options; throws {@link InvalidOptionsError} naming every bad field. */
+export function resolveOptions(raw: DroverModuleOptions | undefined): ResolvedDroverOptions {
+  const o = raw ?? {};
+  if (typeof o !== 'object' || o === null) throw new InvalidOptionsError('DroverModule', ['expected an object']);
+  const issues: string[] = [];
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.includes(key)) issues.push(`unknown option "${key}"; valid options: ${KNOWN.join(', ')}`);
+  }
+  const redis = resolveRedis(o.redis, issues);
+  const prefix = o.prefix ?? 'drover';
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
+    issues.push(
+      `prefix: ${JSON.stringify(prefix)} may only hold letters, digits, "_", "." and "-" (1-64), e.g. "drover"`,
+    );
+  }
+  const defaultQueue = o.defaultQueue ?? 'default';
+  if (typeof defaultQueue !== 'string' || !NAME_PATTERN.test(defaultQueue)) {
+    issues.push(
+      `defaultQueue: ${JSON.stringify(defaultQueue)} is not a queue name ([a-z0-9][a-z0-9._-]{0,127}), e.g. "default"`,
+    );
+  }
+  const name = o.name ?? 'client';
+  if (typeof name !== 'string' || !CLIENT_NAME.test(name)) {
+    issues.push(
+      `name: ${JSON.stringify(name)} may only hold letters, digits, "_", ".", ":" and "-" (1-128), e.g. "billing-api"`,
+    );
+  }
+  const contracts = resolveContracts(o.contracts, issues);
+  const strictJobTypes = o.strictJobTypes ?? false;
+  if (typeof strictJobTypes !== 'boolean') issues.push('strictJobTypes: expected true or false');
+  if (issues.length || !redis) throw new InvalidOptionsError('DroverModule', issues);
+  return { redis, prefix, defaultQueue, name, contracts, strictJobTypes };
+}

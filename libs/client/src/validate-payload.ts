@@ -1,0 +1,26 @@
+import { checkPayload, type JobContract } from '@drover/core';
+import { InvalidPayloadError } from './errors/invalid-payload.error';
+
+/**
+ * Checks a payload before anything is written: against the contract's schema when there is one
+ * (async refinements allowed), then that it is plain JSON within the size limit (what the store
+ * and the worker can carry). Throws {@link InvalidPayloadError} with every problem found.
+ * The caller stores the payload as given: the worker parses it with the same schema, so
+ * defaults and transforms apply exactly once, on the handler's side.
+ */
+export async function validatePayload(jobType: string, contract: JobContract | undefined, payload: unknown) {
+  if (contract) {
+    const res = await contract.payload.safeParseAsync(payload);
+    if (!res.success) {
+      throw new InvalidPayloadError(
+        jobType,
+        res.error.issues.map((i) => ({
+          path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+          message: i.message,
+        })),
+      );
+    }
+  }
+  const issues = checkPayload(payload);
+  if (issues.length) throw new InvalidPayloadError(jobType, issues);
+}
