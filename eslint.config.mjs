@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   {
     // NestJS DI reads constructor parameter types at runtime: a type-only import would erase the token.
-    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'examples/**/*.ts'],
     ignores: ['libs/core/**'],
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
