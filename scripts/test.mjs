@@ -10,4 +10,19 @@ const step = (args) => {
   if (res.status !== 0) process.exit(res.status ?? 1);
 };
 step([join(root, 'scripts', 'build.mjs')]); // e2e tests run the built apps
-step([join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--coverage', ...process.argv.slice(2)]);
+const jestArgs = process.argv.slice(2);
+// The outside-consumer test of @drover/client (packs it, installs examples/nest-producer, runs it
+// against real processes): part of a full run, before jest so that jest's summary stays the closing
+// line; `npm test -- <jest args>` runs only what jest selects.
+let example = 0;
+if (jestArgs.length === 0) {
+  example = spawnSync(process.execPath, [join(root, 'scripts', 'test-example.mjs')], {
+    stdio: 'inherit',
+    cwd: root,
+  }).status;
+} else console.log('example nest-producer: skipped (jest arguments given; `npm run test:example` runs it)');
+step([join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--coverage', ...jestArgs]);
+if (example !== 0) {
+  console.error('example nest-producer: FAILED (see above)');
+  process.exit(example ?? 1);
+}
