@@ -68,7 +68,8 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     for (let i = 0; i < 20; i++)
       await reconciler.routines.upsert(routine(`r${i}`, { kind: 'interval', everyMs: 60_000 }), 'api', now);
     expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(20);
-    const monitor = await testRedisClient().monitor();
+    const client = testRedisClient();
+    const monitor = await client.monitor();
     const writes: string[] = [];
     monitor.on('monitor', (_t: string, args: string[]) => {
       if (/^(evalsha|eval)$/i.test(args[0] ?? '') || /^(hset|zadd|del|set)$/i.test(args[0] ?? ''))
@@ -78,6 +79,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect(second).toEqual({ upserted: [], removed: [], unchanged: 20 });
     await conns.command.ping(); // let MONITOR deliver what it saw
     monitor.disconnect();
+    client.disconnect();
     expect(writes).toEqual([]);
   });
 
