@@ -26,8 +26,8 @@ describe('retries and the parked area (real worker process)', () => {
     expect(ready.details.consuming).toEqual({ status: 'up' });
 
     const slot = Date.UTC(2026, 0, 1, 2, 0, 0);
-    const replayed = new Set<string>();
-    oracle.answer = (call) => ({ status: replayed.has(call.runId) ? 200 : 500 });
+    // The scheduled run always fails; its replay (a new run id) succeeds.
+    oracle.answer = (call) => ({ status: call.runId === 'r-nightly-hook-1767232800000' ? 500 : 200 });
     await cluster.runs.enqueue(
       httpRun('r-nightly-hook-1767232800000', 'hooks', `${oracle.url}/hook`, {
         routine: 'nightly-hook',
@@ -70,7 +70,6 @@ describe('retries and the parked area (real worker process)', () => {
     expect(await scrape(worker, /^drover_runs_total\{queue="hooks",job_type="http.request",status="parked"\}/)).toBe(1);
 
     const replay = await cluster.runs.replayParked('hooks', 'r-nightly-hook-1767232800000');
-    replayed.add(replay.id);
     const { run: again } = await cluster.runs.waitForTerminal(replay.id, 30_000);
     expect(again).toMatchObject({
       status: 'succeeded',

@@ -3,6 +3,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job, type MinimalJob } f
 import type { Logger } from 'pino';
 import { afterFailure, retryDelayMs, type FailureDecision, type Queue } from '@drover/core';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
+import type { BullQueues } from '@drover/store';
 import {
   attemptOf,
   canceledMarker,
@@ -19,11 +20,13 @@ import { executeAttempt, type AttemptOutcome } from './job-executor';
 import { HandlerContext } from './job-context.factory';
 import { AttemptAbort } from './attempt-abort';
 import type { PendingCancels } from './pending-cancels';
+import { RetentionJanitor } from './retention-janitor';
 import type { RunMetrics } from './run-metrics';
 
 export interface ConsumerDeps {
   connections: RedisConnections;
   keys: DroverKeys;
+  bull: BullQueues;
   handlers: HandlerRegistry;
   metrics: RunMetrics;
   log: Logger;
@@ -68,6 +71,7 @@ export class QueueConsumer {
   /** The abort handle of every attempt running here, by run id. */
   private readonly running = new Map<string, AttemptAbort>();
   private interrupting = false;
+  private janitor?: RetentionJanitor;
 
   constructor(
     readonly policy: Queue,
@@ -100,12 +104,10 @@ export class QueueConsumer {
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       autorun: false,
       settings: { backoffStrategy: this.backoff },
-      // Retention of finished runs is queue policy, applied here rather than stored on every job.
+      // Retention of finished runs is queue policy, applied here rather than stored on every job
       // Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
-      removeOnComplete: {
-        count: this.policy.retention.count,
-        age: Math.ceil(this.policy.retention.ageMs / 1000),
-      },
+      // (the age bound is swept by the RetentionJanitor: checking it on every completion costs more).
+      removeOnComplete: { count: this.policy.retention.count },
     });
     worker.on('completed', (job, result) => {
       metrics.outcome(queue, job.name, isCanceledMarker(result) ? 'canceled' : 'succeeded', spentOn(job));
@@ -122,6 +124,16 @@ export class QueueConsumer {
     worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
     this.worker = worker;
     worker.run().catch((err: unknown) => log.error({ queue, err }, 'worker stopped unexpectedly'));
+    const { bull } = this.deps;
+    this.janitor = new RetentionJanitor(
+      bull.get(queue),
+      connections.command,
+      bull.queueKey(queue, 'retention-sweep'),
+      this.policy.retention.ageMs,
+      instanceId,
+      log,
+    );
+    this.janitor.start();
   }
 
   /** Applies a concurrency change live (other policy changes need a new consumer). */
@@ -147,6 +159,7 @@ export class QueueConsumer {
    * they go back to the queue for another worker (their interrupted attempt does not count).
    */
   async drain(graceMs: number): Promise<void> {
+    this.janitor?.stop();
     const worker = this.worker;
     if (!worker) return;
     const closing = worker.close();

@@ -14,7 +14,7 @@ import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
-import { cancelChannel, decodeCancel, QueueRegistry, WorkerCatalog } from '@drover/store';
+import { BullQueues, cancelChannel, decodeCancel, QueueRegistry, WorkerCatalog } from '@drover/store';
 import { HandlerRegistry } from './handler-registry.service';
 import { PendingCancels } from './pending-cancels';
 import { QueueConsumer } from './queue-consumer';
@@ -54,6 +54,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     private readonly connections: RedisConnections,
     private readonly keys: DroverKeys,
     private readonly registry: QueueRegistry,
+    private readonly bull: BullQueues,
     private readonly catalog: WorkerCatalog,
     private readonly handlers: HandlerRegistry,
     private readonly readiness: ReadinessRegistry,
@@ -173,6 +174,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
       const consumer = new QueueConsumer(structuredClone(def), {
         connections: this.connections,
         keys: this.keys,
+        bull: this.bull,
         handlers: this.handlers,
         metrics: this.metrics,
         log: this.log,

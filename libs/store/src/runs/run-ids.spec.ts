@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { bullPriorityFor, priorityValueOfBull, replayRunId } from './run-ids';
+import { bullPriorityFor, isDefaultRank, priorityValueOfBull, replayRunId } from './run-ids';
 import { decodeCancel, encodeCancel } from './cancel-channel';
 
 describe('replayRunId', () => {
@@ -31,6 +31,16 @@ describe('bullPriorityFor', () => {
         },
       ),
     );
+  });
+});
+
+describe('isDefaultRank', () => {
+  it('is the medium-priority rank of runs no person started', () => {
+    expect(isDefaultRank('schedule', 0)).toBe(true);
+    expect(isDefaultRank('api', 0)).toBe(true);
+    expect(isDefaultRank('catch-up', 1)).toBe(false);
+    expect(isDefaultRank('manual', 0)).toBe(false);
+    expect(isDefaultRank('replay', 0)).toBe(false);
   });
 });
 

@@ -9,6 +9,11 @@ export function replayRunId(parkedId: string, parkedAt: number): string {
   return `${parkedId}.r${Math.max(0, Math.floor(parkedAt)).toString(36)}`;
 }
 
+/** True for the rank most runs have: not started by a person, priority value 0 (medium). */
+export function isDefaultRank(source: RunSource, priority: number): boolean {
+  return !isManualSource(source) && priority === 0;
+}
+
 /** Width of one band of BullMQ priorities, as core's `toBullmqPriority` maps [-1000, 1000] to 1..2001. */
 const BAND = 2001;
 

@@ -1,5 +1,6 @@
 import type { ParkReason, Run, RunStatus } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
+import { priorityValueOfBull } from './run-ids';
 import { isCanceledMarker, type RunJobData } from './run-job-data';
 
 /**
@@ -95,7 +96,8 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
     updatedAt: Math.max(...times),
     queuedAt: job.timestamp,
   };
-  if (job.opts.priority) view.priority = job.opts.priority;
+  // Core's priority value (higher first); a run of an unranked queue has the default, 0.
+  view.priority = job.opts.priority ? priorityValueOfBull(job.opts.priority) : 0;
   if (d.createdBy) view.createdBy = d.createdBy;
   if (d.replayOf) view.replayOf = d.replayOf;
   if (job.processedBy) view.worker = job.processedBy;

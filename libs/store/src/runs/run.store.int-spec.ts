@@ -61,7 +61,7 @@ async function finishNext(c: Ctx, fail?: string): Promise<void> {
   const job = await worker.getNextJob('tok');
   if (!job) throw new Error('no job to finish');
   if (fail) await job.moveToFailed(new Error(fail), 'tok');
-  else await job.moveToCompleted({ ok: true }, 'tok');
+  else await job.moveToCompleted({ ok: true }, 'tok', false);
   await worker.close();
 }
 
@@ -77,8 +77,32 @@ describe('RunStore against a real redis-server', () => {
       { id: 'a-1', created: false },
       { id: 'a-2', created: true },
     ]);
-    expect(await c.bull.get('q').getJobCounts('prioritized', 'waiting')).toEqual({ prioritized: 2, waiting: 0 });
+    expect(await c.bull.get('q').getJobCounts('prioritized', 'waiting')).toEqual({ prioritized: 0, waiting: 2 });
     expect(await c.runs.get('a-1')).toMatchObject({ status: 'queued', payload: { n: 1 }, attempt: 0, maxAttempts: 3 });
+  });
+
+  it('serves first in, first out until another rank arrives; then manual first, then by priority', async () => {
+    c = await setup();
+    await c.runs.enqueueMany([run('a-1'), run('a-2')]);
+    expect(await c.bull.get('q').getJobCounts('prioritized', 'waiting')).toEqual({ prioritized: 0, waiting: 2 });
+    await c.runs.enqueue(run('m-1', { source: 'manual' }));
+    await c.runs.enqueueMany([
+      run('a-3'),
+      run('a-4', { priority: 10 }),
+      run('a-5', { priority: -10 }),
+      run('m-2', { source: 'manual', priority: -5 }),
+    ]);
+    const worker = new Worker(c.keys.bullQueueName('q'), null, {
+      connection: c.connections.open('blocking', 'order'),
+      prefix: c.keys.bullPrefix,
+    });
+    const order: string[] = [];
+    for (let i = 0; i < 7; i++) order.push((await worker.getNextJob(`t${i}`, { block: false }))!.id!);
+    await worker.close(true);
+    // The two runs that were waiting unranked go first (once); then the ranked order.
+    expect(order).toEqual(['a-1', 'a-2', 'm-1', 'm-2', 'a-4', 'a-3', 'a-5']);
+    expect(await c.runs.get('a-4')).toMatchObject({ priority: 10 });
+    expect(await c.runs.get('m-2')).toMatchObject({ priority: -5 });
   });
 
   it('refuses an unknown queue and a payload that is not plain JSON, storing nothing', async () => {
