@@ -51,8 +51,9 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async process(job: Job<FireJobData>): Promise<string> {
-    const slot = slotOfFireJob(job.id);
-    if (slot === undefined || !job.data?.routine) return 'ignored';
+    const millis = slotOfFireJob(job.id);
+    if (millis === undefined || !job.data?.routine) return 'ignored';
+    const slot = millis - (job.data.lagMs ?? 0);
     const retry = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || (job.attemptsStarted ?? 1) > 1;
     const res = await this.dispatcher.dispatchDue(job.data.routine, slot, '', { retry });
     if (!res) return 'gone';

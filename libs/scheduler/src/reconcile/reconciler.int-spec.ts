@@ -58,8 +58,10 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     const schedulers = await fires.getJobSchedulers();
     expect(schedulers.map((s) => s.key).sort()).toEqual(['cron-a', 'every-b']);
     const every = schedulers.find((s) => s.key === 'every-b')!;
-    // The interval's slots lie on the epoch grid, whenever the scheduler was created.
-    expect(every.next! % 7000).toBe(0);
+    // The interval's slots lie on the epoch grid, whenever the scheduler was created; its fires
+    // come half an interval (at most 500 ms) after each slot, since its runs are armed ahead.
+    expect(every.next! % 7000).toBe(500);
+    expect(every.template?.data).toEqual({ routine: 'every-b', lagMs: 500 });
     expect(schedulers.find((s) => s.key === 'cron-a')!.pattern).toBe('*/5 * * * * *');
   });
 

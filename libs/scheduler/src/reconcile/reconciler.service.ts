@@ -6,7 +6,7 @@ import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
 import { RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
 import { FIRE_JOB_OPTS, FiresQueue } from '../fires/fires-queue.provider';
-import { onceFireJobId, schedulerFingerprint } from '../fires/fire-job';
+import { fireLagMs, onceFireJobId, schedulerFingerprint } from '../fires/fire-job';
 import { StaleLeaderError } from '../fires/dispatcher.service';
 import type { Leadership } from '../leadership/leader-elector';
 
@@ -63,7 +63,7 @@ export class Reconciler {
       if (Reconciler.wants(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
     const toWrite = [...desired.values()].filter(
-      (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger),
+      (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def)),
     );
     report.unchanged = desired.size - toWrite.length;
     // Bounded parallelism: 100k first-time upserts one by one would take minutes of round trips.
@@ -95,7 +95,7 @@ export class Reconciler {
     const state = await this.routines.getState(name);
     const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
     const wanted = rec && Reconciler.wants(rec.def, state);
-    if (wanted && (force || written !== schedulerFingerprint(rec.def.trigger)))
+    if (wanted && (force || written !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))))
       await this.write(rec, written, lead, isCurrent);
     else if (!wanted && written) await this.remove(name, written, lead, isCurrent);
   }
@@ -116,8 +116,10 @@ export class Reconciler {
       await this.fires.upsertJobScheduler(def.name, { pattern: t.cron, tz: t.tz ?? 'UTC' }, template);
     } else if (t.kind === 'interval') {
       // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
-      const startDate = nextFire(t, this.clock.now())!;
-      await this.fires.upsertJobScheduler(def.name, { every: t.everyMs, startDate }, template);
+      const lagMs = fireLagMs(def);
+      const startDate = nextFire(t, this.clock.now())! + lagMs;
+      const data = lagMs ? { routine: def.name, lagMs } : template.data;
+      await this.fires.upsertJobScheduler(def.name, { every: t.everyMs, startDate }, { ...template, data });
     } else if (t.kind === 'once') {
       if (previous?.startsWith('every|') || previous?.startsWith('cron|'))
         await this.fires.removeJobScheduler(def.name);
@@ -129,7 +131,7 @@ export class Reconciler {
         { jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
       );
     }
-    await this.recordWritten(lead, def.name, schedulerFingerprint(t));
+    await this.recordWritten(lead, def.name, schedulerFingerprint(t, fireLagMs(def)));
   }
 
   private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
