@@ -223,11 +223,15 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
         scheduledFor: T0 + 120_000,
         source: 'schedule',
       });
-      expect(await routines.getState('gated')).toMatchObject({ armedSlot: T0 + 120_000, armedQueue: 'default' });
+      expect(await runs.get(runIdForSlot('gated', T0 + 180_000))).toMatchObject({ status: 'scheduled' });
+      expect(await routines.getState('gated')).toMatchObject({
+        armedSlots: [T0 + 120_000, T0 + 180_000],
+        armedQueue: 'default',
+      });
       const second = await fireAt(2);
       expect(second!.enqueued).toEqual([]);
       expect(second!.duplicates).toBe(1);
-      expect((await routines.getState('gated')).armedSlot).toBe(T0 + 180_000);
+      expect((await routines.getState('gated')).armedSlots).toEqual([T0 + 180_000, T0 + 240_000]);
     });
 
     it('disarms on an edit so the slot runs with the new definition', async () => {
@@ -235,7 +239,7 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
       await fireAt(1);
       const armedId = runIdForSlot('gated', T0 + 120_000);
       await routines.upsert(routine({ payload: { v: 2 } }), 'api', T0 + 61_000);
-      expect(await dispatcher.disarm('gated')).toBe(true);
+      expect(await dispatcher.disarm('gated')).toBe(2);
       expect(await runs.get(armedId)).toBeNull();
       const res = await fireAt(2);
       expect(res!.enqueued).toEqual([armedId]);
@@ -257,7 +261,7 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
       for (const extra of [{ concurrencyPolicy: 'forbid' }, { concurrencyPolicy: 'replace' }, { condition: 'yes' }]) {
         await routines.upsert(routine(extra), 'api', T0);
         await fireAt(1);
-        expect((await routines.getState('gated')).armedSlot).toBeUndefined();
+        expect((await routines.getState('gated')).armedSlots).toBeUndefined();
         expect(await runs.get(runIdForSlot('gated', T0 + 120_000))).toBeNull();
         await routines.remove('gated');
         await conns.command.del(keys.core('slot', 'gated', T0 + 60_000));

@@ -16,7 +16,7 @@ import { BullQueues, RoutineStore, type RoutineRecord, type RoutineState } from 
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { planDue } from './plan-due';
-import { armableSlot } from './arming';
+import { armableSlots } from './arming';
 import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
 import { slotClaimTtlMs } from './slot-claim';
 import { decodeDecision, encodeDecision, type SlotDecision } from './slot-decision';
@@ -110,10 +110,10 @@ export class Dispatcher {
   }
 
   /**
-   * Creates the next slot's run now, delayed until its slot, when nothing decided at fire time
-   * could change it (see `armableSlot`). The slot is claimed first like any other, so the fire
-   * that arrives for it later finds it done. If the routine changed meanwhile (version moved),
-   * the armed run is discarded again and the slot freed for a normal dispatch.
+   * Creates the upcoming slots' runs now, delayed until their slots, when nothing decided at
+   * fire time could change them (see `armableSlots`). Each slot is claimed first like any other,
+   * so the fire that arrives for it later finds it done. If the routine changed meanwhile
+   * (version moved), the armed runs are discarded again and their slots freed.
    */
   private async armNext(
     record: RoutineRecord,
@@ -122,42 +122,49 @@ export class Dispatcher {
     after: number,
     ttl: number,
     token: string,
-  ): Promise<{ slot: number; queue: string } | undefined> {
+  ): Promise<{ slots: number[]; queue: string } | undefined> {
     const def = record.def;
     const now = this.clock.now();
-    const slot = armableSlot(def, launcher, after, now);
-    if (slot === undefined || slot === state.armedSlot) return undefined;
-    const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, armed: true };
-    if (!(await this.claim(def.name, slot, encodeDecision(decision), Math.max(ttl, slot - now + ttl), token)))
-      return undefined;
-    const id = runIdForSlot(def.name, slot);
-    await this.runs.enqueue({ ...this.runFor(def, id, slot, 'schedule'), delayMs: Math.max(0, slot - now) });
-    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+    const pending = (state.armedSlots ?? []).filter((s) => s > now && state.armedQueue === def.queue);
+    const fresh = armableSlots(def, launcher, after, now).filter((s) => !pending.includes(s));
+    if (fresh.length === 0) return undefined;
+    const armed: number[] = [];
+    for (const slot of fresh) {
+      const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, armed: true };
+      if (!(await this.claim(def.name, slot, encodeDecision(decision), slot - now + ttl, token))) continue;
+      const id = runIdForSlot(def.name, slot);
+      await this.runs.enqueue({ ...this.runFor(def, id, slot, 'schedule'), delayMs: Math.max(0, slot - now) });
+      this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+      armed.push(slot);
+    }
     const current = await this.routinesStore.get(def.name);
     if (!current || current.version !== record.version) {
-      await this.disarm(def.name, { armedSlot: slot, armedQueue: def.queue });
+      await this.disarm(def.name, { armedSlots: armed, armedQueue: def.queue });
       return undefined;
     }
-    return { slot, queue: def.queue };
+    return { slots: [...pending, ...armed].sort((a, b) => a - b), queue: def.queue };
   }
 
   /**
-   * Undoes an armed run that has not started (its routine was edited, paused or deleted) and
-   * frees its slot, so the slot's fire is dispatched afresh with the routine as it is now.
+   * Undoes armed runs that have not started (their routine was edited, paused or deleted) and
+   * frees their slots, so each slot's fire is dispatched afresh with the routine as it is now.
+   * Returns how many runs were removed.
    */
-  async disarm(routine: string, armed?: { armedSlot?: number; armedQueue?: string }): Promise<boolean> {
-    const { armedSlot, armedQueue } = armed ?? (await this.routinesStore.getState(routine));
-    if (armedSlot === undefined || !armedQueue) return false;
-    const id = runIdForSlot(routine, armedSlot);
-    const job = await this.bull.get(armedQueue).getJob(id);
-    let removed = false;
-    if (job && (await job.isDelayed())) removed = (await this.bull.get(armedQueue).remove(id)) === 1;
-    const slotKey = this.keys.core('slot', routine, armedSlot);
-    const claim = decodeDecision(await this.conns.command.get(slotKey));
-    if (removed && claim?.kind === 'fire' && claim.armed) await this.conns.command.del(slotKey);
-    await this.routinesStore.advanceCursor(routine, undefined, { armedSlot: undefined, armedQueue: undefined });
-    if (removed)
-      this.log.info({ routine, slot: armedSlot }, 'disarmed the next run: the routine changed before its slot');
+  async disarm(routine: string, armed?: { armedSlots?: number[]; armedQueue?: string }): Promise<number> {
+    const { armedSlots, armedQueue } = armed ?? (await this.routinesStore.getState(routine));
+    if (!armedSlots?.length || !armedQueue) return 0;
+    let removed = 0;
+    for (const slot of armedSlots) {
+      const id = runIdForSlot(routine, slot);
+      const job = await this.bull.get(armedQueue).getJob(id);
+      if (!job || !(await job.isDelayed()) || (await this.bull.get(armedQueue).remove(id)) !== 1) continue;
+      removed++;
+      const slotKey = this.keys.core('slot', routine, slot);
+      const claim = decodeDecision(await this.conns.command.get(slotKey));
+      if (claim?.kind === 'fire' && claim.armed) await this.conns.command.del(slotKey);
+    }
+    await this.routinesStore.advanceCursor(routine, undefined, { armedSlots: undefined, armedQueue: undefined });
+    if (removed) this.log.info({ routine, removed }, 'disarmed upcoming runs: the routine changed before their slots');
     return removed;
   }
 
@@ -297,7 +304,7 @@ export class Dispatcher {
     before: RoutineState,
     after: LauncherState,
     result: DispatchResult,
-    armed?: { slot: number; queue: string },
+    armed?: { slots: number[]; queue: string },
   ): Promise<void> {
     const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
@@ -306,7 +313,7 @@ export class Dispatcher {
     const last = result.enqueued.at(-1) ?? result.skipped.at(-1)?.id ?? result.failed.at(-1)?.id;
     if (cursor === undefined && !launcherChanged && !last && !armed) return;
     await this.routinesStore.advanceCursor(routine, cursor, {
-      ...(armed ? { armedSlot: armed.slot, armedQueue: armed.queue } : {}),
+      ...(armed ? { armedSlots: armed.slots, armedQueue: armed.queue } : {}),
       ...(launcherChanged
         ? {
             consecutiveFailures: after.consecutiveFailures,

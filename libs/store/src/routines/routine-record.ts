@@ -28,14 +28,16 @@ export interface RoutineState {
   lastRunId?: string;
   lastOutcome?: string;
   lastFiredAt?: number;
-  /** The slot whose run was created ahead of time (see the scheduler's arming), and its queue. */
-  armedSlot?: number;
+  /** Slots whose runs were created ahead of time (see the scheduler's arming), and their queue. */
+  armedSlots?: number[];
   armedQueue?: string;
 }
 
 export function encodeState(state: Partial<RoutineState>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(state)) out[k] = v === undefined ? '' : String(v);
+  // Arrays become comma lists ("" for an empty one, which deletes the field).
+  for (const [k, v] of Object.entries(state))
+    out[k] = v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v);
   return out;
 }
 
@@ -51,7 +53,7 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     lastRunId: str('lastRunId'),
     lastOutcome: str('lastOutcome'),
     lastFiredAt: num('lastFiredAt'),
-    armedSlot: num('armedSlot'),
+    armedSlots: str('armedSlots')?.split(',').map(Number),
     armedQueue: str('armedQueue'),
   };
 }
