@@ -24,6 +24,8 @@ if (!env.REDIS_URL) {
 }
 env.DROVER_CONFIG ??= join(root, 'examples', 'drover.yaml');
 env.LOG_FORMAT ??= 'pretty';
+// Debug shows one line per successful run: what a person trying Drover wants to see.
+env.LOG_LEVEL ??= 'debug';
 env.PORT = port;
 
 const app = spawn(process.execPath, [join(root, 'dist', 'apps', 'standalone', 'main.js')], {
@@ -59,7 +61,7 @@ const banner = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) {
         console.log(`
-  Drover is up (standalone: scheduler + worker + api in one process)
+  Drover is up (standalone: the scheduler and worker roles in one process)
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
     metrics  http://127.0.0.1:${port}/metrics
     policy   ${env.DROVER_CONFIG}

@@ -109,14 +109,34 @@ export class QueueConsumer {
       // (the age bound is swept by the RetentionJanitor: checking it on every completion costs more).
       removeOnComplete: { count: this.policy.retention.count },
     });
+    // One line per run outcome: successes at debug (hot path; `npm start` shows them), the
+    // rest at info/warn so an operator sees retries, cancels and parked runs by default.
+    const runFields = (job: {
+      id?: string;
+      name: string;
+      data?: { routine?: string | null };
+      attemptsStarted?: number;
+    }) => ({
+      queue,
+      run: job.id,
+      jobType: job.name,
+      routine: job.data?.routine ?? undefined,
+      attempt: job.attemptsStarted,
+    });
     worker.on('completed', (job, result) => {
-      metrics.outcome(queue, job.name, isCanceledMarker(result) ? 'canceled' : 'succeeded', spentOn(job));
+      const canceled = isCanceledMarker(result);
+      metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
+      if (canceled) log.info(runFields(job), 'run canceled');
+      else log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
     });
     worker.on('failed', (job, err) => {
       if (!job) return;
       const decision = (err as AttemptError).decision;
       const parked = decision ? decision.action === 'park' : !!job.finishedOn;
       metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
+      if (parked)
+        log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
+      else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');
     });
     // Emitted once cluster-wide per reclaimed job: only the worker whose check moved it sees it.
     worker.on('stalled', () => metrics.leaseReclaimed(queue));
