@@ -55,4 +55,30 @@ describe('timeouts and cancel (real worker process)', () => {
       0,
     );
   }, 90_000);
+
+  it('http.request: a URL outside the allowlist is parked at once; a refused connection and its own timeoutMs fail the attempt', async () => {
+    oracle.answer = () => ({ status: 200, holdMs: 5_000 });
+    await cluster.runs.enqueueMany([
+      httpRun('a-not-allowed', 'strict', 'http://10.255.255.1/hook'),
+      httpRun('a-refused', 'strict', 'http://127.0.0.1:1/hook'),
+      {
+        ...httpRun('a-own-timeout', 'strict', `${oracle.url}/slow`),
+        payload: { url: `${oracle.url}/slow`, timeoutMs: 200 },
+      },
+    ]);
+    const [notAllowed, refused, ownTimeout] = await Promise.all(
+      ['a-not-allowed', 'a-refused', 'a-own-timeout'].map(
+        async (id) => (await cluster.runs.waitForTerminal(id, 20_000)).run,
+      ),
+    );
+    expect(notAllowed).toMatchObject({ status: 'parked', reason: 'permanent-error' });
+    expect(notAllowed!.error!.message).toBe(
+      'http://10.255.255.1/hook is not allowed: loopback only (DROVER_HTTP_ALLOW is unset)',
+    );
+    expect(refused).toMatchObject({ status: 'parked', reason: 'attempts-exhausted' });
+    expect(refused!.error!.message).toMatch(/^POST http:\/\/127\.0\.0\.1:1\/hook failed: fetch failed/);
+    expect(ownTimeout!.errors).toEqual([
+      expect.objectContaining({ kind: 'error', message: `GET ${oracle.url}/slow timed out after 200 ms` }),
+    ]);
+  }, 90_000);
 });

@@ -337,6 +337,34 @@ describe('WorkerRuntime against a real redis-server', () => {
     expect(await metric(w.metrics, 'parked')).toBe(1);
   });
 
+  it('honours a cancel written on a run whose worker died: the reclaimed run ends canceled without running', async () => {
+    p = await producer(uniquePrefix('rt'), [{ name: 'q', maxAttempts: 3, leaseMs: 500 }]);
+    await p.runs.enqueue(newRun('a-cancel-dead', 'test.block'));
+    const dead = new Worker(p.keys.bullQueueName('q'), null, {
+      connection: p.connections.open('blocking', 'dead'),
+      prefix: p.keys.bullPrefix,
+      lockDuration: 500,
+    });
+    await dead.getNextJob('dead-token');
+    expect((await p.runs.cancel('a-cancel-dead', 'operator')).outcome).toBe('cancel-requested');
+    await dead.close(true);
+    w = await startRuntime(p.prefix);
+    const { run } = await p.runs.waitForTerminal('a-cancel-dead', 15_000);
+    expect(run).toMatchObject({ status: 'canceled', reason: 'operator' });
+    expect(gates.has('a-cancel-dead')).toBe(false);
+  });
+
+  it('fails (and finally parks) a run whose job type has no handler on this worker', async () => {
+    p = await producer(uniquePrefix('rt'), [{ name: 'q', maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } }]);
+    w = await startRuntime(p.prefix, { DROVER_INSTANCE_ID: 'worker-x' });
+    await p.runs.enqueue(newRun('a-unknown', 'reports.generate'));
+    const { run } = await p.runs.waitForTerminal('a-unknown', 10_000);
+    expect(run).toMatchObject({ status: 'parked', attempt: 2 });
+    expect(run!.error!.message).toMatch(
+      /^no handler for job type "reports.generate" on worker worker-x \(handlers: test\./,
+    );
+  });
+
   it('stops an attempt whose lease it lost; the re-run is attempt 2 and outcomes are counted once', async () => {
     p = await producer(uniquePrefix('rt'), [{ name: 'q', maxAttempts: 3, leaseMs: 600 }]);
     w = await startRuntime(p.prefix);
