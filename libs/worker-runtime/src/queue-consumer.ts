@@ -127,7 +127,7 @@ export class QueueConsumer {
       const canceled = isCanceledMarker(result);
       metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
       if (canceled) log.info(runFields(job), 'run canceled');
-      else log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
+      else if (log.isLevelEnabled('debug')) log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
     });
     worker.on('failed', (job, err) => {
       if (!job) return;
