@@ -1,17 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { UnrecoverableError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
+import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { afterFailure, retryDelayMs, type FailureDecision, type Queue } from '@drover/core';
+import { afterFailure, retryDelayMs, type Queue } from '@drover/core';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '@drover/store';
-import {
-  attemptOf,
-  canceledMarker,
-  encodeAttempt,
-  isCanceledMarker,
-  type AttemptRecord,
-  type RunJobData,
-} from '@drover/store';
+import { attemptOf, canceledMarker, encodeAttempt, type AttemptRecord, type RunJobData } from '@drover/store';
+import { attemptError, lostAttempts, type AttemptError } from './attempt-errors';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
@@ -20,6 +14,7 @@ import { executeAttempt, type AttemptOutcome } from './job-executor';
 import { HandlerContext } from './job-context.factory';
 import { AttemptAbort } from './attempt-abort';
 import type { PendingCancels } from './pending-cancels';
+import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import type { RunMetrics } from './run-metrics';
 
@@ -34,31 +29,12 @@ export interface ConsumerDeps {
   pendingCancels: PendingCancels;
 }
 
-/** Handler wall time of the attempt (s), kept on the job object until BullMQ's event reports its end. */
-const SPENT = Symbol('drover.spent');
-type JobWithSpent = Job & { [SPENT]?: number };
-const spentOn = (job: Job): number | undefined => (job as JobWithSpent)[SPENT];
-
-/** A failed attempt's error, carrying core's retry-or-park decision to the backoff strategy and metrics. */
-type AttemptError = Error & { decision?: FailureDecision };
-
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
  * still-unlocked), so a dead worker's run is reclaimed within about lease + 2 × this.
  */
 export function stalledIntervalFor(leaseMs: number): number {
   return Math.min(Math.max(leaseMs, 500), 30_000);
-}
-
-function attemptError(record: AttemptRecord, decision: FailureDecision): AttemptError {
-  // UnrecoverableError makes BullMQ skip its own retry check and move the job to `failed` (parked).
-  const err: AttemptError =
-    decision.action === 'park' ? new UnrecoverableError(record.message) : new Error(record.message);
-  // BullMQ appends `err.stack` to the job's stacktrace in the same script that moves it on: the
-  // attempt log is recorded atomically with the transition and without an extra round trip.
-  err.stack = encodeAttempt(record);
-  err.decision = decision;
-  return err;
 }
 
 /**
@@ -105,41 +81,11 @@ export class QueueConsumer {
       autorun: false,
       settings: { backoffStrategy: this.backoff },
       // Retention of finished runs is queue policy, applied here rather than stored on every job
-      // Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
-      // (the age bound is swept by the RetentionJanitor: checking it on every completion costs more).
+      // (the age bound is swept by the RetentionJanitor: checking it on every completion costs
+      // more). Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
       removeOnComplete: { count: this.policy.retention.count },
     });
-    // One line per run outcome: successes at debug (hot path; `npm start` shows them), the
-    // rest at info/warn so an operator sees retries, cancels and parked runs by default.
-    const runFields = (job: {
-      id?: string;
-      name: string;
-      data?: { routine?: string | null };
-      attemptsStarted?: number;
-    }) => ({
-      queue,
-      run: job.id,
-      jobType: job.name,
-      routine: job.data?.routine ?? undefined,
-      attempt: job.attemptsStarted,
-    });
-    worker.on('completed', (job, result) => {
-      const canceled = isCanceledMarker(result);
-      metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
-      if (canceled) log.info(runFields(job), 'run canceled');
-      else if (log.isLevelEnabled('debug')) log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
-    });
-    worker.on('failed', (job, err) => {
-      if (!job) return;
-      const decision = (err as AttemptError).decision;
-      const parked = decision ? decision.action === 'park' : !!job.finishedOn;
-      metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
-      if (parked)
-        log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
-      else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');
-    });
-    // Emitted once cluster-wide per reclaimed job: only the worker whose check moved it sees it.
-    worker.on('stalled', () => metrics.leaseReclaimed(queue));
+    watchOutcomes(worker, queue, metrics, log);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
     worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
     this.worker = worker;
@@ -241,7 +187,7 @@ export class QueueConsumer {
         } finally {
           this.running.delete(job.id!);
         }
-        (job as JobWithSpent)[SPENT] = (performance.now() - t0) / 1000;
+        recordSpent(job, (performance.now() - t0) / 1000);
       }
       return await this.settle(job, token, outcome, attempt, maxAttempts, startedAt);
     } finally {
@@ -250,28 +196,18 @@ export class QueueConsumer {
   };
 
   /**
-   * Attempts lost to an expired lease leave no trace in BullMQ but its attemptsStarted; they are
-   * added to the attempt log here. If the lost one was the last attempt, the run is parked now.
+   * Attempts lost to an expired lease are added to the attempt log (written with this attempt's
+   * end). If the lost one was the run's last attempt, the run is parked now, without running again.
    */
   private recordLostAttempts(job: Job<RunJobData>, attempt: number, maxAttempts: number, now: number): void {
-    const lost = attempt - 1 - job.attemptsMade;
-    if (lost <= 0) return;
-    const records = Array.from({ length: lost }, (_, i): AttemptRecord => ({
-      attempt: attempt - lost + i,
-      kind: 'lease-expired',
-      message: 'the lease expired: the worker running this attempt died or stalled',
-      failedAt: now,
-    }));
-    job.stacktrace = [...(job.stacktrace ?? []), ...records.slice(0, -1).map(encodeAttempt)];
-    const last = records[records.length - 1]!;
+    const records = lostAttempts(job, attempt, now);
+    const last = records.pop();
+    if (!last) return;
+    job.stacktrace = [...(job.stacktrace ?? []), ...records.map(encodeAttempt)];
     if (attempt > maxAttempts) {
-      const decision = afterFailure(
-        { attempt: last.attempt, maxAttempts },
-        { kind: 'lease-expired' },
-        { backoff: this.policy.backoff },
-        now,
-      );
-      throw attemptError(last, decision);
+      const failure = { kind: 'lease-expired' } as const;
+      const backoff = job.data.backoff ?? this.policy.backoff;
+      throw attemptError(last, afterFailure({ attempt: last.attempt, maxAttempts }, failure, { backoff }, now));
     }
     job.stacktrace.push(encodeAttempt(last));
   }

@@ -5,7 +5,7 @@ import { priorityValueOfBull, replayRunId } from './run-ids';
 import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
 import { runFromJob, type RunView } from './run-view';
-import type { NewRun } from './run.store';
+import type { NewRun } from './run-writer';
 
 /** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
 export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };

@@ -1,0 +1,233 @@
+import type { JobsOptions } from 'bullmq';
+import { checkPayload, type Backoff, type Queue, type RunSource } from '@drover/core';
+import type { RedisConnections } from '@drover/redis';
+import type { BullQueues } from '../queues/bull-queues';
+import type { QueueRegistry } from '../queues/queue-registry.store';
+import { bullPriorityFor, isDefaultRank } from './run-ids';
+import type { RunIndex } from './run-index';
+import type { RunJobData } from './run-job-data';
+import type { RunTombstones } from './run-tombstones';
+import type { RunView } from './run-view';
+
+/** What a producer (scheduler, api, client) asks for. Times are epoch ms. */
+export interface NewRun {
+  /** The run id, from core (`runIdForSlot`, `adHocRunId`, `runIdForIdempotencyKey`); also the BullMQ job id. */
+  id: string;
+  routine: string | null;
+  jobType: string;
+  queue: string;
+  source: RunSource;
+  scheduledFor: number | null;
+  payload: unknown;
+  /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
+  priority?: number;
+  delayMs?: number;
+  /** Default: the queue's maxAttempts. */
+  maxAttempts?: number;
+  createdBy?: string;
+  replayOf?: string;
+  /** Per-run overrides of the queue policy (a routine's own timeoutMs / backoff). */
+  timeoutMs?: number;
+  backoff?: Backoff;
+}
+
+export interface SkippedRun {
+  id: string;
+  routine: string | null;
+  jobType: string;
+  queue: string;
+  source: RunSource;
+  scheduledFor: number | null;
+  reason: string;
+}
+
+/** Thrown by `enqueue` for a payload that is not plain JSON or is too large; nothing is stored. */
+export class InvalidPayloadError extends Error {
+  constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
+    super(
+      `invalid payload: ${issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'} ${i.message}`).join('; ')}`,
+    );
+    this.name = 'InvalidPayloadError';
+  }
+}
+
+const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+const POLICY_CACHE_MS = 2_000;
+
+/**
+ * The write side of the run store: creating runs (idempotently, as BullMQ jobs) and recording
+ * skipped fires. Kept apart from RunStore's reads so each stays small.
+ */
+export class RunWriter {
+  private readonly policies = new Map<string, { def: Queue | undefined; at: number }>();
+
+  constructor(
+    private readonly connections: RedisConnections,
+    private readonly registry: QueueRegistry,
+    private readonly bull: BullQueues,
+    private readonly index: RunIndex,
+    private readonly tombstones: RunTombstones,
+    private readonly now: () => number,
+  ) {}
+
+  private get redis() {
+    return this.connections.command;
+  }
+
+  /** The queue's policy, cached briefly (policies change rarely; enqueue is hot). */
+  async policy(queue: string): Promise<Queue | undefined> {
+    const hit = this.policies.get(queue);
+    if (hit && this.now() - hit.at < POLICY_CACHE_MS) return hit.def;
+    const def = await this.registry.get(queue);
+    this.policies.set(queue, { def, at: this.now() });
+    return def;
+  }
+
+  /** How long finished-run records of `queue` are kept (its retention age). */
+  async retentionMs(queue: string): Promise<number> {
+    return (await this.policy(queue))?.retention.ageMs ?? DEFAULT_RETENTION_MS;
+  }
+
+  private jobOptions(run: NewRun, policy: Queue, ranked: boolean): JobsOptions {
+    return {
+      jobId: run.id,
+      attempts: run.maxAttempts ?? policy.maxAttempts,
+      // The delay is computed by core's retry policy in the worker (a BullMQ custom strategy).
+      backoff: { type: 'drover' },
+      ...(ranked && { priority: bullPriorityFor(run.source, run.priority ?? 0) }),
+      ...(run.delayMs && run.delayMs > 0 && { delay: Math.round(run.delayMs) }),
+      // Retention (removeOnComplete) is queue policy, applied by the workers; a failed job is a
+      // parked run and stays until an operator replays or purges it.
+    };
+  }
+
+  private jobData(run: NewRun): RunJobData {
+    // Absent = null; the job type is the job's name. Every byte here is read back on every start.
+    const data: RunJobData = { source: run.source, payload: run.payload };
+    if (run.routine !== null) data.routine = run.routine;
+    if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
+    if (run.createdBy) data.createdBy = run.createdBy;
+    if (run.replayOf) data.replayOf = run.replayOf;
+    if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
+    if (run.backoff) data.backoff = run.backoff;
+    return data;
+  }
+
+  /**
+   * Adds runs to their queues: one existence check and one BullMQ addBulk per queue. Idempotent on
+   * the id: a run that exists (or was skipped, canceled or replayed) is not created again and answers
+   * `created: false`. Two calls racing may both answer `created: true`, but only one job exists.
+   *
+   * Order of work: a queue serves its runs first in, first out until it first receives a run of
+   * another rank (a manual trigger, a replay, or a priority other than medium). From then on the
+   * queue is *ranked* (a flag next to its BullMQ keys) and every run carries a BullMQ priority:
+   * manual before the rest, then by priority, then first in, first out (spec §4). Runs already
+   * waiting unranked at that moment are served first, once. BullMQ's prioritized set costs about
+   * a quarter more Redis time per job than its wait list, so queues that never need it never pay.
+   */
+  async enqueueMany(runs: NewRun[]): Promise<{ id: string; created: boolean }[]> {
+    const byQueue = new Map<string, NewRun[]>();
+    for (const run of runs) {
+      const issues = checkPayload(run.payload);
+      if (issues.length) throw new InvalidPayloadError(issues);
+      const group = byQueue.get(run.queue);
+      if (group) group.push(run);
+      else byQueue.set(run.queue, [run]);
+    }
+    const created = new Map<string, boolean>();
+    for (const [queue, group] of byQueue) {
+      const policy = (await this.policy(queue)) ?? (await this.registry.require(queue));
+      const rankedKey = this.bull.queueKey(queue, 'ranked');
+      const [exists, rankedFlag] = await this.probe(
+        group.flatMap((r) => [this.bull.jobKey(queue, r.id), this.tombstones.key(r.id)]),
+        rankedKey,
+      );
+      const isNew = group.map((_, i) => !exists[2 * i] && !exists[2 * i + 1]);
+      const fresh = group.filter((_, i) => isNew[i]);
+      group.forEach((r, i) => created.set(r.id, isNew[i]!));
+      if (fresh.length === 0) continue;
+      let ranked = rankedFlag === '1';
+      if (!ranked && fresh.some((r) => !isDefaultRank(r.source, r.priority ?? 0))) {
+        await this.redis.set(rankedKey, '1');
+        ranked = true;
+      }
+      const jobs = fresh.map((r) => ({
+        name: r.jobType,
+        data: this.jobData(r),
+        opts: this.jobOptions(r, policy, ranked),
+      }));
+      const added =
+        jobs.length === 1
+          ? [await this.bull.get(queue).add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)]
+          : await this.bull.get(queue).addBulk(jobs);
+      const withRoutine = fresh.filter((r) => r.routine !== null);
+      if (withRoutine.length) {
+        const addedAt = new Map(added.map((j) => [j.id, j.timestamp]));
+        const pipe = this.redis.pipeline();
+        for (const r of withRoutine) {
+          const at = addedAt.get(r.id) ?? this.now();
+          this.index.add(pipe, r.routine!, { queue, id: r.id, createdAt: at }, true);
+        }
+        await pipe.exec();
+      }
+    }
+    return runs.map((r) => ({ id: r.id, created: created.get(r.id) ?? false }));
+  }
+
+  /** Records a fire that policy skipped: a run with status `skipped` that never reaches a worker. */
+  async recordSkipped(s: SkippedRun): Promise<{ id: string; created: boolean }> {
+    const now = this.now();
+    const view: RunView = {
+      id: s.id,
+      routine: s.routine,
+      jobType: s.jobType,
+      queue: s.queue,
+      source: s.source,
+      scheduledFor: s.scheduledFor,
+      status: 'skipped',
+      reason: s.reason,
+      attempt: 0,
+      maxAttempts: (await this.policy(s.queue))?.maxAttempts ?? 1,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: now,
+    };
+    if ((await this.redis.exists(this.bull.jobKey(s.queue, s.id))) === 1) return { id: s.id, created: false };
+    const created = await this.tombstones.create(view, await this.retentionMs(s.queue));
+    if (created && s.routine !== null) {
+      await this.index
+        .add(this.redis.pipeline(), s.routine, { queue: s.queue, id: s.id, createdAt: now }, false)
+        .exec();
+    }
+    return { id: s.id, created };
+  }
+
+  /** EXISTS for each key plus one GET, in one round trip. */
+  private async probe(existKeys: string[], getKey: string): Promise<[boolean[], string | null]> {
+    if (this.connections.isCluster) {
+      return Promise.all([this.existsEach(existKeys), this.redis.get(getKey)]);
+    }
+    const pipe = this.redis.pipeline();
+    for (const k of existKeys) pipe.exists(k);
+    pipe.get(getKey);
+    const res = (await pipe.exec()) ?? [];
+    const values = res.map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
+    return [values.slice(0, -1).map((n) => n === 1), (values[values.length - 1] as string | null) ?? null];
+  }
+
+  /** EXISTS for each key, in one round trip (a pipeline; on Cluster, commands sent together). */
+  async existsEach(keys: string[]): Promise<boolean[]> {
+    if (this.connections.isCluster)
+      return (await Promise.all(keys.map((k) => this.redis.exists(k)))).map((n) => n === 1);
+    const pipe = this.redis.pipeline();
+    for (const k of keys) pipe.exists(k);
+    const res = (await pipe.exec()) ?? [];
+    return res.map(([err, n]) => {
+      if (err) throw err;
+      return n === 1;
+    });
+  }
+}

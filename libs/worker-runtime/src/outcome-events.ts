@@ -1,0 +1,47 @@
+import type { Job, Worker } from 'bullmq';
+import type { Logger } from 'pino';
+import { attemptOf, isCanceledMarker, type RunJobData } from '@drover/store';
+import type { AttemptError } from './attempt-errors';
+import type { RunMetrics } from './run-metrics';
+
+/** Handler wall time of the attempt (s), kept on the job object until BullMQ's event reports its end. */
+const SPENT = Symbol('drover.spent');
+type JobWithSpent = Job & { [SPENT]?: number };
+
+export function recordSpent(job: Job, seconds: number): void {
+  (job as JobWithSpent)[SPENT] = seconds;
+}
+
+const spentOn = (job: Job): number | undefined => (job as JobWithSpent)[SPENT];
+
+/**
+ * Counts and logs each run outcome from BullMQ's worker events. `completed` and `failed` fire only
+ * after BullMQ moved the job in Redis, so a duplicate delivery whose transition BullMQ refuses (its
+ * lock was lost) is neither counted nor logged. One line per outcome: successes at debug (the hot
+ * path; `npm start` shows them), retries and cancels at info, parked runs at warn.
+ */
+export function watchOutcomes(worker: Worker<RunJobData>, queue: string, metrics: RunMetrics, log: Logger): void {
+  const runFields = (job: Job<RunJobData>) => ({
+    queue,
+    run: job.id,
+    jobType: job.name,
+    routine: job.data?.routine ?? undefined,
+    attempt: attemptOf(job),
+  });
+  worker.on('completed', (job, result) => {
+    const canceled = isCanceledMarker(result);
+    metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
+    if (canceled) log.info(runFields(job), 'run canceled');
+    else if (log.isLevelEnabled('debug')) log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
+  });
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const decision = (err as AttemptError).decision;
+    const parked = decision ? decision.action === 'park' : !!job.finishedOn;
+    metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
+    if (parked) log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
+    else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');
+  });
+  // Emitted once cluster-wide per reclaimed job: only the worker whose check moved it sees it.
+  worker.on('stalled', () => metrics.leaseReclaimed(queue));
+}
