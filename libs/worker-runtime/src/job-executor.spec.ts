@@ -25,7 +25,7 @@ function run(h: RegisteredHandler, payload: unknown = {}, timeoutMs = 10_000, ab
     log: pino({ level: 'silent' }),
     progress: async () => undefined,
   };
-  return executeAttempt({ handler: h, payload, ctx, timeoutMs, abort });
+  return Promise.resolve(executeAttempt({ handler: h, payload, ctx, timeoutMs, abort }));
 }
 
 /** Resolves once the handler has seen its signal abort; the handler itself never settles on its own. */
@@ -149,5 +149,19 @@ describe('AttemptAbort', () => {
     expect(abort.signal.aborted).toBe(true);
     expect(abort.signal.reason).toBe(first);
     expect(abort.reason).toBe(first);
+  });
+});
+
+describe('executeAttempt with a synchronous handler', () => {
+  it('answers synchronously, without a promise', () => {
+    const abort = new AttemptAbort();
+    const ctx = {
+      signal: abort.signal,
+      run: {} as JobContext['run'],
+      log: pino({ level: 'silent' }),
+      progress: async () => undefined,
+    };
+    const outcome = executeAttempt({ handler: handler(() => 'done'), payload: {}, ctx, timeoutMs: 1000, abort });
+    expect(outcome).toEqual({ kind: 'succeeded', result: 'done' });
   });
 });

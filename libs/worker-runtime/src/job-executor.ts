@@ -67,9 +67,10 @@ function describeIssues(error: { issues?: { path: PropertyKey[]; message: string
 /**
  * Runs one attempt: validates the payload, calls the handler, and settles as soon as the handler
  * returns or the signal aborts (timeout, cancel, shutdown, lease loss) — a handler that ignores
- * its signal cannot hold the attempt past its timeout. Never throws.
+ * its signal cannot hold the attempt past its timeout. Never throws (nor rejects). Answers
+ * synchronously when the handler does: no promise, timer or race for it.
  */
-export async function executeAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+export function executeAttempt(input: AttemptInput): AttemptOutcome | Promise<AttemptOutcome> {
   const { handler, ctx, abort } = input;
   let payload = input.payload;
   if (handler.meta.payload) {
@@ -87,6 +88,11 @@ export async function executeAttempt(input: AttemptInput): Promise<AttemptOutcom
   }
   // A handler that answered synchronously cannot be interrupted: no timer, no race.
   if (!isThenable(returned)) return succeeded(handler, returned);
+  return raceAbort(input, returned);
+}
+
+async function raceAbort(input: AttemptInput, returned: PromiseLike<unknown>): Promise<AttemptOutcome> {
+  const { handler, abort } = input;
   // setTimeout fires at once for delays past 2^31-1 ms; no real timeout is that long.
   const timer = setTimeout(
     () => abort.abort(new JobTimeoutError(input.timeoutMs)),

@@ -177,18 +177,21 @@ export class QueueConsumer {
         this.running.set(job.id!, abort);
         const t0 = performance.now();
         try {
-          outcome = await executeAttempt({
+          const pending = executeAttempt({
             handler,
             payload: data.payload,
             ctx: new HandlerContext(job, queue, attempt, abort, this.deps.log),
             timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
             abort,
           });
+          outcome = pending instanceof Promise ? await pending : pending;
         } finally {
           this.running.delete(job.id!);
         }
         recordSpent(job, (performance.now() - t0) / 1000);
       }
+      // The common case returns at once: no further promise on the hot path.
+      if (outcome.kind === 'succeeded') return outcome.result ?? null;
       return await this.settle(job, token, outcome, attempt, maxAttempts, startedAt);
     } finally {
       metrics.activeDelta(queue, -1);
@@ -200,6 +203,7 @@ export class QueueConsumer {
    * end). If the lost one was the run's last attempt, the run is parked now, without running again.
    */
   private recordLostAttempts(job: Job<RunJobData>, attempt: number, maxAttempts: number, now: number): void {
+    if (attempt - 1 <= job.attemptsMade) return; // none lost: the usual case, without allocating
     const records = lostAttempts(job, attempt, now);
     const last = records.pop();
     if (!last) return;
