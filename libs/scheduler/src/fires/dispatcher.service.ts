@@ -242,7 +242,10 @@ export class Dispatcher {
     const decision = decodeDecision(await this.conns.command.get(this.keys.core('slot', def.name, slot)));
     if (!decision) return;
     const age = this.clock.now() - decision.at;
-    if ((!settled && age < CLAIM_SETTLE_MS) || age > CLAIM_COMPLETION_WINDOW_MS) return;
+    // An armed claim was made at least a fire ahead of its slot: if its run is missing by the time
+    // the slot is dispatched, its maker died between claiming and enqueueing (a killed leader).
+    const armed = decision.kind === 'fire' && decision.armed === true;
+    if ((!settled && !armed && age < CLAIM_SETTLE_MS) || age > CLAIM_COMPLETION_WINDOW_MS) return;
     const id = runIdForSlot(def.name, slot);
     if (decision.kind === 'fire' && (await this.runs.get(id))) return;
     this.log.warn(
