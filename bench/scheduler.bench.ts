@@ -22,6 +22,7 @@ import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { FiresQueue, LeaderElector, Reconciler } from '@drover/scheduler';
+import { RoutineStore } from '@drover/store';
 import { startApp, startHttpOracle, uniquePrefix, type HttpOracle } from '@drover/testing';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -155,10 +156,11 @@ async function reconcileAtScale(): Promise<void> {
   elector.start();
   const lead = await elector.waitForLeadership();
   const isCurrent = () => true;
-  const first = new Reconciler(conns, keys, fires, clock, log);
+  const routines = new RoutineStore(conns.command, keys);
+  const first = new Reconciler(conns, keys, routines, fires, clock, log);
   const defs = Array.from({ length: SCALE }, (_, i) => routine(i));
   let t = performance.now();
-  await first.routines.createMany(defs, 'api', clock.now());
+  await routines.createMany(defs, 'api', clock.now());
   const createS = (performance.now() - t) / 1000;
   t = performance.now();
   const report1 = await first.reconcileAll(lead, isCurrent);
@@ -168,7 +170,7 @@ async function reconcileAtScale(): Promise<void> {
   // A restart: a new reconciler, same Redis, nothing changed.
   const writeCmds = ['evalsha', 'eval', 'hset', 'hdel', 'zadd', 'zrem', 'set', 'del', 'lrem', 'lpush', 'fcall'];
   const writesBefore = await commandCalls(probe, writeCmds);
-  const second = new Reconciler(conns, keys, fires, clock, log);
+  const second = new Reconciler(conns, keys, routines, fires, clock, log);
   t = performance.now();
   const report2 = await second.reconcileAll(lead, isCurrent);
   const restartS = (performance.now() - t) / 1000;

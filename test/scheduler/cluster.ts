@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RunStore, type RunView } from '@drover/store';
-import { startApp, testRedisUrl, uniquePrefix, waitFor, type AppProcess } from '@drover/testing';
+import { BullQueues, QueueRegistry, RoutineStore, RunStore, type RunView } from '@drover/store';
+import { startApp, testRedisUrl, uniquePrefix, waitFor, type AppProcess, type OracleHit } from '@drover/testing';
 
 /** A private cluster for one e2e test: a key prefix, a policy file, and the processes started. */
 export class TestCluster {
@@ -58,18 +58,27 @@ export class TestCluster {
     return waitFor('a scheduler to lead', () => this.leader(candidates), { timeoutMs, intervalMs: 50 });
   }
 
-  private store?: { conns: RedisConnections; runs: RunStore; bull: BullQueues };
+  private store?: { conns: RedisConnections; runs: RunStore; bull: BullQueues; routines: RoutineStore };
 
-  /** The run store of this cluster's prefix, read through a connection of the test's own. */
-  runs(): RunStore {
+  private stores() {
     if (!this.store) {
       const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'e2e-test');
       const keys = new DroverKeys(this.prefix, false);
       const bull = new BullQueues(conns, keys);
       const runs = new RunStore(conns, keys, new QueueRegistry(conns.command, keys, bull), { bull });
-      this.store = { conns, runs, bull };
+      this.store = { conns, runs, bull, routines: new RoutineStore(conns.command, keys) };
     }
-    return this.store.runs;
+    return this.store;
+  }
+
+  /** The run store of this cluster's prefix, read through a connection of the test's own. */
+  runs(): RunStore {
+    return this.stores().runs;
+  }
+
+  /** The routine store of this cluster's prefix (what the API and the client write through). */
+  routines(): RoutineStore {
+    return this.stores().routines;
   }
 
   async run(id: string): Promise<RunView | null> {
@@ -91,4 +100,30 @@ export function secondSlots(from: number, to: number): string[] {
   const out: string[] = [];
   for (let t = Math.ceil(from / 1000) * 1000; t <= to; t += 1000) out.push(new Date(t).toISOString());
   return out;
+}
+
+/**
+ * What the receiver saw for each of `slots` (ISO) of `routine`: deliveries counted per slot from
+ * the requests themselves (X-Drover-Scheduled-For), never from run ids — a run id is derived from
+ * its slot, so counting ids per slot could not see a slot delivered twice.
+ */
+export function deliveries(
+  hits: OracleHit[],
+  routine: string,
+  slots: string[],
+): { routine: string; missing: string[]; twice: string[] } {
+  const count = new Map<string, number>();
+  for (const h of hits) if (h.routine === routine) count.set(h.scheduledFor, (count.get(h.scheduledFor) ?? 0) + 1);
+  return {
+    routine,
+    missing: slots.filter((s) => !count.has(s)),
+    twice: slots.filter((s) => (count.get(s) ?? 0) > 1).map((s) => `${s} ×${count.get(s)}`),
+  };
+}
+
+/** Every delivery of `routine` counted by slot: any slot seen more than once, whatever the window. */
+export function deliveredTwice(hits: OracleHit[], routine: string): string[] {
+  const count = new Map<string, number>();
+  for (const h of hits) if (h.routine === routine) count.set(h.scheduledFor, (count.get(h.scheduledFor) ?? 0) + 1);
+  return [...count].filter(([, n]) => n > 1).map(([s, n]) => `${s} ×${n}`);
 }

@@ -8,8 +8,14 @@ const SCRIPT_FILES = [
   'leaderRenew-1',
   'leaderRelease-1',
   'fencedHset-2',
-  'claimSlot-2',
+  'claimSlot-3',
+  'finishSlot-1',
+  'revokeSlot-2',
+  'startArmedRun-2',
   'advanceCursor-1',
+  'putRoutine-3',
+  'removeRoutine-6',
+  'putTombstone-2',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${number}` ? N : never;
@@ -17,6 +23,10 @@ export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}
 /** Negative replies of our scripts, mapped to meaning (as BullMQ's ErrorCode does). */
 export enum ScriptCode {
   StaleToken = -1,
+  /** The routine a slot belongs to no longer exists. */
+  RoutineGone = -2,
+  /** A slot behind the routine's cursor whose claim is gone: it was handled long ago. */
+  SlotPassed = -3,
 }
 
 export interface DroverScripts {
@@ -24,8 +34,59 @@ export interface DroverScripts {
   leaderRenew(leaderKey: string, token: string, leaseMs: number): Promise<number>;
   leaderRelease(leaderKey: string, token: string): Promise<number>;
   fencedHset(leaderKey: string, hashKey: string, token: string, ...fieldValues: string[]): Promise<number>;
-  claimSlot(leaderKey: string, slotKey: string, token: string, value: string, ttlMs: number): Promise<number>;
+  claimSlot(
+    leaderKey: string,
+    slotKey: string,
+    stateKey: string,
+    token: string,
+    arm: '-' | 'a',
+    decision: string,
+    ttlMs: number,
+    slot: number,
+    armedEntry: string,
+    now: number,
+    takeoverOnly: '' | '1',
+  ): Promise<[number, number | string]>;
+  finishSlot(slotKey: string, pending: string, ttlMs: number): Promise<number>;
+  revokeSlot(slotKey: string, stateKey: string, armedEntry: string, version: number): Promise<[number, string]>;
+  startArmedRun(slotKey: string, stateKey: string, version: number, rev: number): Promise<number>;
   advanceCursor(stateKey: string, cursor: string, ...fieldValues: string[]): Promise<number>;
+  putRoutine(
+    leaderKey: string,
+    definitionsKey: string,
+    stateKey: string,
+    token: string,
+    name: string,
+    expectedVersion: number,
+    record: string,
+    version: number,
+    channel: string,
+    now: number | '',
+    mode: 'create' | 'resume' | '',
+  ): Promise<[number, number]>;
+  removeRoutine(
+    leaderKey: string,
+    definitionsKey: string,
+    stateKey: string,
+    disarmKey: string,
+    recentKey: string,
+    openKey: string,
+    token: string,
+    name: string,
+    channel: string,
+    expectedVersion: number | '',
+  ): Promise<[number, number]>;
+  putTombstone(
+    key: string,
+    indexKey: string,
+    record: string,
+    ttlMs: number,
+    mode: 'NX' | '',
+    now: number,
+    count: number,
+    id: string,
+    keyPrefix: string,
+  ): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

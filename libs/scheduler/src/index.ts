@@ -3,6 +3,8 @@ export * from './conditions/condition-registry.service';
 export * from './fires/fire-job';
 export * from './fires/run-sink';
 export * from './fires/dispatcher.service';
+export * from './fires/disarmer';
+export * from './reconcile/watchdog.service';
 export * from './leadership/leader-elector';
 export * from './leadership/scheduler-leader.service';
 export * from './reconcile/reconciler.service';

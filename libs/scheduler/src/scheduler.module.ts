@@ -3,12 +3,16 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { RunStore, StoreModule } from '@drover/store';
 import { ConditionRegistry } from './conditions/condition-registry.service';
+import { Disarmer } from './fires/disarmer';
 import { Dispatcher } from './fires/dispatcher.service';
 import { FiresConsumer } from './fires/fires-consumer.service';
 import { FiresQueue } from './fires/fires-queue.provider';
 import { RUN_SINK, type RunSink } from './fires/run-sink';
 import { SchedulerLeaderService } from './leadership/scheduler-leader.service';
 import { Reconciler } from './reconcile/reconciler.service';
+import { Watchdog } from './reconcile/watchdog.service';
+import { SlotApplier } from './fires/slot-applier';
+import { SlotDecider } from './fires/slot-decider';
 import { DEFAULT_SCHEDULER_OPTIONS, SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler-options';
 
 export type SchedulerModuleOptions = Partial<SchedulerOptions>;
@@ -29,7 +33,11 @@ export class SchedulerModule {
           useFactory: (conns: RedisConnections, keys: DroverKeys) => FiresQueue.create(conns, keys),
         },
         ConditionRegistry,
+        SlotDecider,
+        SlotApplier,
+        Disarmer,
         Dispatcher,
+        Watchdog,
         Reconciler,
         FiresConsumer,
         SchedulerLeaderService,

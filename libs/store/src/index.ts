@@ -16,3 +16,8 @@ export * from './store.module';
 export * from './routines/routine-record';
 export * from './routines/routine.store';
 export * from './routines/routine-trigger';
+export * from './routines/routine-keys';
+export * from './slots/slot-claim';
+export * from './slots/slot-claims.store';
+export * from './slots/slot-decision';
+export * from './fires/fire-jobs';

@@ -1,8 +1,11 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
+import { RoutineStore } from './routines/routine.store';
 import { RunStore } from './runs/run.store';
+import { SlotClaims } from './slots/slot-claims.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
 
 /**
@@ -23,17 +26,27 @@ import { WorkerCatalog } from './workers/worker-catalog.store';
     },
     {
       provide: RunStore,
-      inject: [RedisConnections, DroverKeys, QueueRegistry, BullQueues],
-      useFactory: (c: RedisConnections, k: DroverKeys, r: QueueRegistry, b: BullQueues) =>
-        new RunStore(c, k, r, { bull: b }),
+      inject: [RedisConnections, DroverKeys, QueueRegistry, BullQueues, Clock],
+      useFactory: (c: RedisConnections, k: DroverKeys, r: QueueRegistry, b: BullQueues, clock: Clock) =>
+        new RunStore(c, k, r, { bull: b, now: () => clock.now() }),
     },
     {
       provide: WorkerCatalog,
       inject: [RedisConnections, DroverKeys],
       useFactory: (c: RedisConnections, k: DroverKeys) => new WorkerCatalog(c.command, k),
     },
+    {
+      provide: RoutineStore,
+      inject: [RedisConnections, DroverKeys],
+      useFactory: (c: RedisConnections, k: DroverKeys) => new RoutineStore(c.command, k),
+    },
+    {
+      provide: SlotClaims,
+      inject: [RedisConnections, DroverKeys],
+      useFactory: (c: RedisConnections, k: DroverKeys) => new SlotClaims(c.command, k),
+    },
   ],
-  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog],
+  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog, RoutineStore, SlotClaims],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(

@@ -1,4 +1,5 @@
 import { parseBundle } from './bundle.schema';
+import { ROUTINE_DEFAULTS } from './routine.schema';
 
 const queue = { name: 'default' };
 const routine = (over: Record<string, unknown> = {}) => ({
@@ -47,10 +48,18 @@ describe('parseBundle', () => {
       catchUpPolicy: 'skip',
       maxCatchUp: 100,
       maxLaunchFailures: 5,
+      conditionTimeoutMs: 10_000,
       status: 'active',
       system: false,
       labels: {},
     });
+  });
+
+  it('derives the defaults storage leaves out from the schema itself', () => {
+    const r = parseBundle({ queues: [queue], routines: [routine()] });
+    const { name: _n, jobType: _j, queue: _q, trigger: _t, ...filled } = (r.ok && r.bundle.routines[0]) || {};
+    expect(ROUTINE_DEFAULTS).toEqual(filled);
+    expect(Object.isFrozen(ROUTINE_DEFAULTS)).toBe(true);
   });
 
   it('accepts the example bundle of spec §5', () => {

@@ -46,6 +46,11 @@ export function routineSchema(opts?: ValidationOptions) {
     startingDeadlineMs: z.number().int().nonnegative().optional(),
     /** Name of a registered condition check run before enqueueing. */
     condition: z.string().min(1).max(200).optional(),
+    /**
+     * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
+     * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).
+     */
+    conditionTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
     maxLaunchFailures: z.number().int().positive().default(5),
     status: z.enum(ROUTINE_STATUSES).default('active'),
     owner: z.string().max(200).optional(),
@@ -66,3 +71,23 @@ const _defaultRoutineSchema = routineSchema();
 export type Routine = z.infer<typeof _defaultRoutineSchema>;
 /** A routine as written in a config file (defaults may be omitted). */
 export type RoutineInput = z.input<typeof _defaultRoutineSchema>;
+
+/**
+ * Every field the schema fills in when it is omitted, with its default — derived from the schema,
+ * so storage that leaves defaults out (to save bytes) can never disagree with validation.
+ */
+export const ROUTINE_DEFAULTS: Readonly<Partial<Routine>> = (() => {
+  const {
+    name: _n,
+    jobType: _j,
+    queue: _q,
+    trigger: _t,
+    ...defaults
+  } = _defaultRoutineSchema.parse({
+    name: 'x',
+    jobType: 'x',
+    queue: 'x',
+    trigger: { kind: 'manual' },
+  });
+  return Object.freeze(defaults);
+})();

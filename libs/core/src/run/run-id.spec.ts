@@ -9,6 +9,13 @@ describe('run ids', () => {
     expect(runIdForSlot('nightly-backup', NOW)).not.toContain(':');
   });
 
+  it('gives a slot decided again after a withdrawn armed run a new id per revision', () => {
+    expect(runIdForSlot('nightly', NOW, 0)).toBe(`r-nightly-${NOW}`);
+    expect(runIdForSlot('nightly', NOW, 1)).toBe(`r-nightly-${NOW}.1`);
+    expect(() => runIdForSlot('nightly', NOW, -1)).toThrow(RangeError);
+    expect(() => runIdForSlot('nightly', NOW, 0.5)).toThrow(RangeError);
+  });
+
   it.each([
     ['Bad Name', NOW],
     ['a:b', NOW],
@@ -20,8 +27,10 @@ describe('run ids', () => {
   });
 
   it('parses slot ids back, even when the routine name contains dashes and digits', () => {
-    expect(parseSlotRunId('r-a-1-5')).toEqual({ routine: 'a-1', slotMs: 5 });
-    expect(parseSlotRunId(runIdForSlot('x-9', NOW))).toEqual({ routine: 'x-9', slotMs: NOW });
+    expect(parseSlotRunId('r-a-1-5')).toEqual({ routine: 'a-1', slotMs: 5, rev: 0 });
+    expect(parseSlotRunId(runIdForSlot('x-9', NOW))).toEqual({ routine: 'x-9', slotMs: NOW, rev: 0 });
+    expect(parseSlotRunId(runIdForSlot('x-9', NOW, 2))).toEqual({ routine: 'x-9', slotMs: NOW, rev: 2 });
+    expect(parseSlotRunId(`${runIdForSlot('x-9', NOW)}.rmjxq0k1c`)).toBeUndefined(); // a replay's id
     expect(parseSlotRunId('a-123-abc')).toBeUndefined();
     expect(parseSlotRunId('r-Bad-5')).toBeUndefined();
     expect(parseSlotRunId('r-a-99999999999999999999')).toBeUndefined();

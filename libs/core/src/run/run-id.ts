@@ -4,23 +4,30 @@ import { NAME_PATTERN } from '../model/name.schema';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /**
- * The deterministic run id of a routine's slot: `r-<routine>-<slotMs>`. The same slot always yields the same
- * id, so several schedulers firing it produce one run (BullMQ deduplicates on job id). Contains no `:`.
- * Throws `RangeError` for an invalid routine name or a slot that is not a non-negative integer (epoch ms).
+ * The deterministic run id of a routine's slot: `r-<routine>-<slotMs>`, or `r-<routine>-<slotMs>.<rev>` for
+ * revision `rev` > 0 (a slot whose run was armed ahead and then withdrawn is decided again under a new id, so
+ * the withdrawn run can never be mistaken for the new one). The same slot and revision always yield the same id,
+ * so several schedulers firing it produce one run. Contains no `:`. Throws `RangeError` for an invalid routine
+ * name, a slot that is not a non-negative integer (epoch ms) or a negative revision.
  */
-export function runIdForSlot(routineName: string, slotMs: number): string {
+export function runIdForSlot(routineName: string, slotMs: number, rev = 0): string {
   if (!NAME_PATTERN.test(routineName)) throw new RangeError(`invalid routine name ${JSON.stringify(routineName)}`);
   if (!Number.isSafeInteger(slotMs) || slotMs < 0)
     throw new RangeError(`slot must be a non-negative integer, got ${slotMs}`);
-  return `r-${routineName}-${slotMs}`;
+  if (!Number.isSafeInteger(rev) || rev < 0)
+    throw new RangeError(`revision must be a non-negative integer, got ${rev}`);
+  return rev === 0 ? `r-${routineName}-${slotMs}` : `r-${routineName}-${slotMs}.${rev}`;
 }
 
 /** Inverse of {@link runIdForSlot}; `undefined` for any other id. */
-export function parseSlotRunId(id: string): { routine: string; slotMs: number } | undefined {
-  const m = /^r-(.+)-(\d+)$/.exec(id);
+export function parseSlotRunId(id: string): { routine: string; slotMs: number; rev: number } | undefined {
+  const m = /^r-(.+)-(\d+)(?:\.(\d+))?$/.exec(id);
   if (!m || !NAME_PATTERN.test(m[1] as string)) return undefined;
   const slotMs = Number(m[2]);
-  return Number.isSafeInteger(slotMs) ? { routine: m[1] as string, slotMs } : undefined;
+  const rev = Number(m[3] ?? 0);
+  return Number.isSafeInteger(slotMs) && Number.isSafeInteger(rev)
+    ? { routine: m[1] as string, slotMs, rev }
+    : undefined;
 }
 
 function randomChars(random: () => number, n: number): string {

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { ConditionTimeoutError } from '../errors/condition-timeout.error';
 import { CONDITION_METADATA, type ConditionCheck, type ConditionContext } from './condition.decorator';
 
 /** Thrown at boot when two providers claim the same condition name. */
@@ -45,12 +46,34 @@ export class ConditionRegistry implements OnModuleInit {
     return [...this.checks.keys()].sort();
   }
 
-  /** Runs a check. An unknown name is a launch failure (the routine names a check nobody registered). */
-  async evaluate(name: string, ctx: ConditionContext): Promise<boolean> {
+  /**
+   * Runs a check with a deadline: after `timeoutMs` its signal is aborted and the call fails with
+   * {@link ConditionTimeoutError}, whether or not the check honours the signal. An unknown name is
+   * a launch failure too (the routine names a check nobody registered).
+   */
+  async evaluate(name: string, ctx: Omit<ConditionContext, 'signal'>, timeoutMs: number): Promise<boolean> {
     const entry = this.checks.get(name);
     if (!entry) throw new Error(`no condition check named "${name}" is registered in this scheduler`);
-    const verdict = await entry.fn(ctx);
-    if (typeof verdict !== 'boolean') throw new Error(`condition "${name}" returned ${typeof verdict}, not a boolean`);
-    return verdict;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new ConditionTimeoutError(name, timeoutMs);
+        abort.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    try {
+      // A check that throws synchronously is a failure like any other.
+      const verdict = await Promise.race([
+        Promise.resolve().then(() => entry.fn({ ...ctx, signal: abort.signal })),
+        deadline,
+      ]);
+      if (typeof verdict !== 'boolean')
+        throw new Error(`condition "${name}" returned ${typeof verdict}, not a boolean`);
+      return verdict;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

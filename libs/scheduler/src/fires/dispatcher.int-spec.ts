@@ -1,24 +1,24 @@
-import pino from 'pino';
+import { Worker } from 'bullmq';
 import { parseBundle, runIdForSlot, type Routine } from '@drover/core';
-import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
-import { Clock } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RunStore, RoutineStore } from '@drover/store';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { ConditionRegistry } from '../conditions/condition-registry.service';
-import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
-import { Dispatcher } from './dispatcher.service';
-
-class ManualClock extends Clock {
-  constructor(public t: number) {
-    super();
-  }
-  now(): number {
-    return this.t;
-  }
-}
+import { FIRE_OUTCOMES, type DroverMetrics } from '@drover/metrics';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import {
+  FIRES_QUEUE,
+  refireJobId,
+  type BullQueues,
+  type FireRequest,
+  type RoutineStore,
+  type RunStore,
+  type SlotClaims,
+} from '@drover/store';
+import { waitFor } from '@drover/testing';
+import type { ConditionRegistry } from '../conditions/condition-registry.service';
+import { dispatcherHarness, type ManualClock } from '../testing/dispatcher-harness';
+import type { Disarmer } from './disarmer';
+import type { Dispatcher } from './dispatcher.service';
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+const MIN = 60_000;
 
 function routine(extra: Record<string, unknown>): Routine {
   const res = parseBundle({
@@ -31,51 +31,54 @@ function routine(extra: Record<string, unknown>): Routine {
   return res.bundle.routines[0]!;
 }
 
-describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real run store)', () => {
+describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
+  let h: Awaited<ReturnType<typeof dispatcherHarness>>;
   let conns: RedisConnections;
   let keys: DroverKeys;
   let bull: BullQueues;
   let runs: RunStore;
   let routines: RoutineStore;
+  let claims: SlotClaims;
   let conditions: ConditionRegistry;
   let metrics: DroverMetrics;
   let clock: ManualClock;
+  let disarmer: Disarmer;
   let dispatcher: Dispatcher;
 
   beforeEach(async () => {
-    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'dispatch-test');
-    keys = new DroverKeys(uniquePrefix('disp'), false);
-    bull = new BullQueues(conns, keys);
-    const registry = new QueueRegistry(conns.command, keys, bull);
-    await registry.put([{ name: 'default' }]);
-    clock = new ManualClock(T0);
-    runs = new RunStore(conns, keys, registry, { bull, now: () => clock.now() });
-    routines = new RoutineStore(conns.command, keys);
-    conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
-    metrics = new DroverMetrics({ defaultMetrics: false });
-    dispatcher = new Dispatcher(
-      conns,
-      keys,
-      clock,
-      conditions,
-      metrics,
-      runs,
-      bull,
-      DEFAULT_SCHEDULER_OPTIONS,
-      pino({ level: 'silent' }),
-    );
+    h = await dispatcherHarness([{ name: 'default' }], T0);
+    ({ conns, keys, bull, runs, routines, claims, conditions, metrics, clock, disarmer, dispatcher } = h);
   });
 
   afterEach(async () => {
-    await runs.close();
-    await bull.closeAll();
-    await conns.closeAll();
+    await h.close();
   });
 
-  /** Fires the routine's next slot `minutes` after T0, as a fire job would. */
-  async function fireAt(minutes: number) {
-    clock.t = T0 + minutes * 60_000;
-    return dispatcher.dispatchDue('gated', clock.t);
+  /** Dispatches the routine's slot `minutes` after T0, as its fire job would. */
+  async function fireAt(minutes: number, request: Partial<FireRequest> = {}, opts: { retry?: boolean } = {}) {
+    clock.t = T0 + minutes * MIN;
+    return dispatcher.dispatch('gated', { slot: clock.t, ...request }, opts);
+  }
+
+  /** Runs every waiting job of the queue through a real BullMQ worker that keeps no finished job (retention 0). */
+  async function drainWithRetentionZero(): Promise<string[]> {
+    const processed: string[] = [];
+    const worker = new Worker(
+      keys.bullQueueName('default'),
+      async (job) => {
+        processed.push(job.id!);
+      },
+      { connection: conns.open('blocking', 'drain'), prefix: keys.bullPrefix, removeOnComplete: { count: 0 } },
+    );
+    await waitFor(
+      'the queue to drain',
+      async () => (await bull.get('default').getWaitingCount()) === 0 && processed.length > 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    await worker.close();
+    return processed;
   }
 
   it('exports every fire outcome at 0 before the first fire', async () => {
@@ -83,177 +86,261 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
     for (const outcome of FIRE_OUTCOMES) expect(text).toContain(`drover_schedule_fires_total{outcome="${outcome}"} 0`);
   });
 
-  it('disables the routine, with a reason, after maxLaunchFailures consecutive condition errors', async () => {
-    let calls = 0;
-    conditions.register('flaky', () => {
-      calls++;
-      throw new Error('orders service unreachable');
+  describe('condition checks and launcher bookkeeping', () => {
+    it('disables the routine, with a reason, after maxLaunchFailures consecutive condition errors', async () => {
+      let calls = 0;
+      conditions.register('flaky', () => {
+        calls++;
+        throw new Error('orders service unreachable');
+      });
+      await routines.upsert(routine({ condition: 'flaky', maxLaunchFailures: 5 }), 'api', T0);
+      // One slot a minute: well past each backoff (1 s, 2 s, 4 s, 8 s).
+      for (let m = 1; m <= 5; m++) {
+        const res = await fireAt(m);
+        expect(res!.failed).toHaveLength(1);
+        expect(res!.enqueued).toEqual([]);
+      }
+      const state = await routines.getState('gated');
+      expect(state.consecutiveFailures).toBe(5);
+      expect(state.disabledReason).toMatch(/launch failed 5 times in a row.*orders service unreachable/);
+      // A disabled routine is not checked again; its fires are recorded as skipped.
+      const after = await fireAt(6);
+      expect(after!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 6 * MIN), reason: 'disabled' }]);
+      expect(calls).toBe(5);
+      expect(await metrics.registry.getSingleMetricAsString('drover_schedule_fires_total')).toMatch(
+        /outcome="failed"} 5/,
+      );
     });
-    await routines.upsert(routine({ condition: 'flaky', maxLaunchFailures: 5 }), 'api', T0);
-    // One slot a minute: well past each backoff (1 s, 2 s, 4 s, 8 s).
-    for (let m = 1; m <= 5; m++) {
-      const res = await fireAt(m);
-      expect(res!.failed).toHaveLength(1);
-      expect(res!.enqueued).toEqual([]);
-    }
-    const state = await routines.getState('gated');
-    expect(state.consecutiveFailures).toBe(5);
-    expect(state.disabledReason).toMatch(/launch failed 5 times in a row.*orders service unreachable/);
-    // A disabled routine is not checked again; its fires are recorded as skipped.
-    const after = await fireAt(6);
-    expect(after!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 6 * 60_000), reason: 'disabled' }]);
-    expect(calls).toBe(5);
-    expect(await metrics.registry.getSingleMetricAsString('drover_schedule_fires_total')).toMatch(
-      /outcome="failed"} 5/,
-    );
-  });
 
-  it('backs off after a failure: a fire inside the backoff is skipped, not checked', async () => {
-    let calls = 0;
-    conditions.register('flaky', () => {
-      calls++;
-      throw new Error('boom');
+    it('gives a hung condition check its deadline: the signal aborts and the fire counts as a launch failure', async () => {
+      let aborted: unknown;
+      conditions.register('hangs', ({ signal }) => {
+        signal.addEventListener('abort', () => (aborted = signal.reason));
+        return new Promise<boolean>(() => undefined);
+      });
+      await routines.upsert(routine({ condition: 'hangs', conditionTimeoutMs: 200 }), 'api', T0);
+      const started = Date.now();
+      const res = await fireAt(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(res!.failed).toEqual([
+        {
+          id: runIdForSlot('gated', T0 + MIN),
+          error: 'condition-failed: condition "hangs" did not answer within 200 ms',
+        },
+      ]);
+      expect(aborted).toBeInstanceOf(Error);
+      expect((await routines.getState('gated')).consecutiveFailures).toBe(1);
     });
-    await routines.upsert(
-      routine({ condition: 'flaky', trigger: { kind: 'interval', everyMs: 1000 }, maxLaunchFailures: 5 }),
-      'api',
-      T0,
-    );
-    clock.t = T0 + 1000;
-    await dispatcher.dispatchDue('gated', clock.t);
-    expect((await routines.getState('gated')).nextAttemptAt).toBe(T0 + 1000 + 1000);
-    clock.t = T0 + 1500; // no new slot yet
-    clock.t = T0 + 2000; // the backoff ends exactly now: checked again
-    await dispatcher.dispatchDue('gated', clock.t);
-    expect(calls).toBe(2);
-    clock.t = T0 + 3000; // second failure backs off 2 s: this slot is inside it
-    const res = await dispatcher.dispatchDue('gated', clock.t);
-    expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 3000), reason: 'backing-off' }]);
-    expect(calls).toBe(2);
-  });
 
-  it('treats a false condition as a healthy skip, however often', async () => {
-    conditions.register('has-new-orders', () => false);
-    await routines.upsert(routine({ condition: 'has-new-orders', maxLaunchFailures: 5 }), 'api', T0);
-    for (let m = 1; m <= 20; m++) {
-      const res = await fireAt(m);
-      expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + m * 60_000), reason: 'condition-false' }]);
-    }
-    const state = await routines.getState('gated');
-    expect(state.consecutiveFailures).toBe(0);
-    expect(state.disabledReason).toBeUndefined();
-    const skipped = await runs.get(runIdForSlot('gated', T0 + 20 * 60_000));
-    expect(skipped).toMatchObject({ status: 'skipped', routine: 'gated', scheduledFor: T0 + 20 * 60_000 });
-  });
-
-  it('enqueues when the condition holds and resets earlier failures', async () => {
-    let fail = true;
-    conditions.register('sometimes', () => {
-      if (fail) throw new Error('not yet');
-      return true;
+    it('backs off after a failure: a fire inside the backoff is skipped, not checked', async () => {
+      let calls = 0;
+      conditions.register('flaky', () => {
+        calls++;
+        throw new Error('boom');
+      });
+      await routines.upsert(
+        routine({ condition: 'flaky', trigger: { kind: 'interval', everyMs: 1000 }, maxLaunchFailures: 5 }),
+        'api',
+        T0,
+      );
+      clock.t = T0 + 1000;
+      await dispatcher.dispatch('gated', { slot: clock.t });
+      expect((await routines.getState('gated')).nextAttemptAt).toBe(T0 + 1000 + 1000);
+      clock.t = T0 + 2000; // the backoff ends exactly now: checked again
+      await dispatcher.dispatch('gated', { slot: clock.t });
+      expect(calls).toBe(2);
+      clock.t = T0 + 3000; // second failure backs off 2 s: this slot is inside it
+      const res = await dispatcher.dispatch('gated', { slot: clock.t });
+      expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 3000), reason: 'backing-off' }]);
+      expect(calls).toBe(2);
     });
-    await routines.upsert(routine({ condition: 'sometimes' }), 'api', T0);
-    await fireAt(1);
-    expect((await routines.getState('gated')).consecutiveFailures).toBe(1);
-    fail = false;
-    const res = await fireAt(2);
-    expect(res!.enqueued).toEqual([runIdForSlot('gated', T0 + 2 * 60_000)]);
-    expect((await routines.getState('gated')).consecutiveFailures).toBe(0);
-    expect(await runs.get(res!.enqueued[0]!)).toMatchObject({ status: 'queued', source: 'schedule' });
+
+    it('treats a false condition as a healthy skip, however often', async () => {
+      conditions.register('has-new-orders', () => false);
+      await routines.upsert(routine({ condition: 'has-new-orders', maxLaunchFailures: 5 }), 'api', T0);
+      for (let m = 1; m <= 20; m++) {
+        const res = await fireAt(m);
+        expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + m * MIN), reason: 'condition-false' }]);
+      }
+      const state = await routines.getState('gated');
+      expect(state.consecutiveFailures).toBe(0);
+      expect(state.disabledReason).toBeUndefined();
+      const skipped = await runs.get(runIdForSlot('gated', T0 + 20 * MIN));
+      expect(skipped).toMatchObject({ status: 'skipped', routine: 'gated', scheduledFor: T0 + 20 * MIN });
+    });
+
+    it('enqueues when the condition holds and resets earlier failures', async () => {
+      let fail = true;
+      conditions.register('sometimes', () => {
+        if (fail) throw new Error('not yet');
+        return true;
+      });
+      await routines.upsert(routine({ condition: 'sometimes' }), 'api', T0);
+      await fireAt(1);
+      expect((await routines.getState('gated')).consecutiveFailures).toBe(1);
+      fail = false;
+      const res = await fireAt(2);
+      expect(res!.enqueued).toEqual([runIdForSlot('gated', T0 + 2 * MIN)]);
+      expect((await routines.getState('gated')).consecutiveFailures).toBe(0);
+      expect(await runs.get(res!.enqueued[0]!)).toMatchObject({ status: 'queued', source: 'schedule' });
+    });
+
+    it('counts an unknown condition name as a launch failure with a clear message', async () => {
+      await routines.upsert(routine({ condition: 'nobody-registered-this' }), 'api', T0);
+      const res = await fireAt(1);
+      expect(res!.failed[0]!.error).toMatch(/no condition check named "nobody-registered-this"/);
+    });
   });
 
-  it('counts an unknown condition name as a launch failure with a clear message', async () => {
-    await routines.upsert(routine({ condition: 'nobody-registered-this' }), 'api', T0);
-    const res = await fireAt(1);
-    expect(res!.failed[0]!.error).toMatch(/no condition check named "nobody-registered-this"/);
+  describe('at most one run per slot', () => {
+    it('makes one run per slot however many dispatchers race for it', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      clock.t = T0 + MIN;
+      const results = await Promise.all([1, 2, 3, 4, 5].map(() => dispatcher.dispatch('gated', { slot: clock.t })));
+      expect(results.flatMap((r) => r!.enqueued)).toEqual([runIdForSlot('gated', T0 + MIN)]);
+      expect(results.reduce((n, r) => n + r!.duplicates, 0)).toBe(4);
+    });
+
+    it('never runs a finished slot again once retention removed its run: a retried fire finds the claim done', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      const first = await fireAt(1);
+      expect(first!.enqueued).toEqual([runIdForSlot('gated', T0 + MIN)]);
+      expect(await drainWithRetentionZero()).toEqual([runIdForSlot('gated', T0 + MIN)]);
+      expect(await bull.get('default').getJob(runIdForSlot('gated', T0 + MIN))).toBeUndefined();
+      clock.t += 3000;
+      for (const retry of [true, false]) {
+        const again = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry });
+        expect(again!.enqueued).toEqual([]);
+      }
+      expect(await bull.get('default').getJobCounts('wait', 'delayed', 'prioritized')).toEqual({
+        wait: 0,
+        delayed: 0,
+        prioritized: 0,
+      });
+    });
+
+    it('never runs a slot twice when its claimer died after creating the run, even once retention removed it', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      await fireAt(1);
+      // Undo the claimer's last step, as if it died between writing the run and marking the claim done.
+      const key = claims.key('gated', T0 + MIN);
+      const done = (await conns.command.get(key))!;
+      await conns.command.set(key, `p${done.slice(1)}`, 'PX', 600_000);
+      expect(await drainWithRetentionZero()).toEqual([runIdForSlot('gated', T0 + MIN)]);
+      clock.t += 3000;
+      const retried = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry: true });
+      expect(retried!.enqueued).toEqual([]);
+      expect(await claims.get('gated', T0 + MIN)).toMatchObject({ state: 'done' });
+      expect(await bull.get('default').getWaitingCount()).toBe(0);
+    });
+
+    it('completes a slot whose claimer died after claiming, when its fire is retried', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      clock.t = T0 + MIN;
+      // The dead claimer's claim, exactly as it wrote it just before dying (cursor moved with it).
+      const decision = JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: clock.t });
+      await conns.command.set(claims.key('gated', T0 + MIN), `p-0|${decision}`, 'PX', 600_000);
+      await routines.advanceCursor('gated', T0 + MIN);
+      // Another dispatcher racing it a moment later assumes the claimer is alive and busy.
+      const racing = await dispatcher.dispatch('gated', { slot: clock.t });
+      expect(racing!.enqueued).toEqual([]);
+      // The stalled fire comes back as a retry: its maker died, so the decision is completed, once.
+      clock.t += 3000;
+      const retried = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry: true });
+      expect(retried!.enqueued).toEqual([runIdForSlot('gated', T0 + MIN)]);
+      const again = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry: true });
+      expect(again!.enqueued).toEqual([]);
+    });
+
+    it('resolves a claim abandoned past the pending window without a run, rather than risk a second one', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      const decision = JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: T0 + MIN });
+      await conns.command.set(claims.key('gated', T0 + MIN), `p-0|${decision}`, 'PX', 600_000);
+      await routines.advanceCursor('gated', T0 + MIN);
+      clock.t = T0 + MIN + 5 * MIN;
+      const res = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry: true });
+      expect(res!.skipped).toContainEqual({ id: runIdForSlot('gated', T0 + MIN), reason: 'claim-abandoned' });
+    });
+
+    it('creates no run and no state for a routine deleted while its fire was on the way', async () => {
+      await routines.upsert(routine({}), 'api', T0);
+      await routines.remove('gated');
+      expect(await fireAt(1)).toBeUndefined();
+      expect(await conns.command.exists(routines.stateKey('gated'))).toBe(0);
+    });
   });
 
-  it('makes one run per slot however many dispatchers race for it', async () => {
-    await routines.upsert(routine({}), 'api', T0);
-    clock.t = T0 + 60_000;
-    const results = await Promise.all([1, 2, 3, 4, 5].map(() => dispatcher.dispatchDue('gated', clock.t)));
-    expect(results.flatMap((r) => r!.enqueued)).toEqual([runIdForSlot('gated', T0 + 60_000)]);
-    expect(results.reduce((n, r) => n + r!.duplicates, 0)).toBe(4);
-  });
-
-  it('completes a slot whose claimer died after claiming, when its fire is retried', async () => {
-    await routines.upsert(routine({}), 'api', T0);
-    clock.t = T0 + 60_000;
-    // The dead claimer's decision, as it wrote it just before dying.
-    await conns.command.set(
-      keys.core('slot', 'gated', T0 + 60_000),
-      JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: clock.t }),
-      'PX',
-      600_000,
-    );
-    // Another dispatcher racing it a moment later assumes the claimer is alive and busy.
-    const racing = await dispatcher.dispatchDue('gated', clock.t);
-    expect(racing!.enqueued).toEqual([]);
-    expect(racing!.duplicates).toBe(1);
-    // The stalled fire comes back as a retry: the run is missing, so the decision is completed.
-    clock.t += 3000;
-    const retried = await dispatcher.dispatchDue('gated', T0 + 60_000, '', { retry: true });
-    expect(retried!.enqueued).toEqual([runIdForSlot('gated', T0 + 60_000)]);
-    // And only once.
-    const again = await dispatcher.dispatchDue('gated', T0 + 60_000, '', { retry: true });
-    expect(again!.enqueued).toEqual([]);
-  });
-
-  it('completes an abandoned claim found after it settled, even without a retry', async () => {
-    await routines.upsert(routine({ catchUpPolicy: 'all' }), 'api', T0);
-    await conns.command.set(
-      keys.core('slot', 'gated', T0 + 60_000),
-      JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: T0 + 60_000 }),
-      'PX',
-      600_000,
-    );
-    clock.t = T0 + 60_000 + 15_000;
-    const res = await dispatcher.dispatchDue('gated', clock.t);
-    expect(res!.enqueued).toEqual([runIdForSlot('gated', T0 + 60_000)]);
-  });
-
-  describe('arming the next run ahead of its slot', () => {
-    it('creates the next slot run as a delayed job and the fire for that slot finds it done', async () => {
+  describe('arming the next runs ahead of their slots', () => {
+    it('creates the next two slot runs as delayed jobs, tagged with the version, and their fires find them done', async () => {
       await routines.upsert(routine({}), 'api', T0);
       const first = await fireAt(1);
-      expect(first!.enqueued).toEqual([runIdForSlot('gated', T0 + 60_000)]);
-      const armedId = runIdForSlot('gated', T0 + 120_000);
-      expect(await runs.get(armedId)).toMatchObject({
-        status: 'scheduled',
-        scheduledFor: T0 + 120_000,
-        source: 'schedule',
-      });
-      expect(await runs.get(runIdForSlot('gated', T0 + 180_000))).toMatchObject({ status: 'scheduled' });
-      expect(await routines.getState('gated')).toMatchObject({
-        armedSlots: [T0 + 120_000, T0 + 180_000],
-        armedQueue: 'default',
-      });
+      const [s1, s2, s3] = [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN];
+      expect(first!.enqueued).toEqual([
+        runIdForSlot('gated', s1),
+        runIdForSlot('gated', s2),
+        runIdForSlot('gated', s3),
+      ]);
+      expect(await runs.get(runIdForSlot('gated', s2))).toMatchObject({ status: 'scheduled', scheduledFor: s2 });
+      expect((await bull.get('default').getJob(runIdForSlot('gated', s2)))!.data).toMatchObject({ av: 1 });
+      expect((await routines.getState('gated')).armed).toEqual([
+        { slot: s2, version: 1, queue: 'default' },
+        { slot: s3, version: 1, queue: 'default' },
+      ]);
       const second = await fireAt(2);
-      expect(second!.enqueued).toEqual([]);
-      expect(second!.duplicates).toBe(1);
-      expect((await routines.getState('gated')).armedSlots).toEqual([T0 + 180_000, T0 + 240_000]);
+      expect(second!.enqueued).toEqual([runIdForSlot('gated', T0 + 4 * MIN)]);
+      expect(second!.duplicates).toBe(0);
     });
 
-    it('disarms on an edit so the slot runs with the new definition', async () => {
-      await routines.upsert(routine({ payload: { v: 1 } }), 'api', T0);
-      await fireAt(1);
-      const armedId = runIdForSlot('gated', T0 + 120_000);
-      await routines.upsert(routine({ payload: { v: 2 } }), 'api', T0 + 61_000);
-      expect(await dispatcher.disarm('gated')).toBe(2);
-      expect(await runs.get(armedId)).toBeNull();
-      const res = await fireAt(2);
-      expect(res!.enqueued).toEqual([armedId]);
-      const job = await bull.get('default').getJob(armedId);
-      expect(job!.data).toMatchObject({ payload: { v: 2 } });
-    });
-
-    it('records a paused slot as skipped once disarmed', async () => {
+    it('finishes an arm whose maker died between claiming the slot and creating its run, when the slot comes', async () => {
       await routines.upsert(routine({}), 'api', T0);
       await fireAt(1);
-      await routines.setStatus('gated', 'paused', T0 + 61_000);
-      await dispatcher.disarm('gated');
-      const res = await fireAt(2);
-      expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 120_000), reason: 'paused' }]);
+      const slot = T0 + 4 * MIN;
+      // The armer of slot 4 claims it (moving the cursor) and dies before creating the run.
+      const decision = { kind: 'fire' as const, source: 'schedule' as const, cancel: [], at: T0 + 3 * MIN, v: 1 };
+      clock.t = T0 + 3 * MIN;
+      const claimed = await claims.claim({
+        routine: 'gated',
+        slot,
+        decision,
+        now: clock.t,
+        armed: { version: 1, queue: 'default' },
+      });
+      expect(claimed.kind).toBe('claimed');
+      expect(await runs.get(runIdForSlot('gated', slot))).toBeNull();
+      const res = await fireAt(4);
+      expect(res!.enqueued).toContain(runIdForSlot('gated', slot));
+      expect(await claims.get('gated', slot)).toMatchObject({ state: 'done', arm: 'armed' });
+    });
+
+    it('withdraws armed runs after an edit; their refire runs the slot with the new definition under a new id', async () => {
+      await routines.upsert(routine({ payload: { v: 1 } }), 'api', T0);
+      await fireAt(1);
+      const slot = T0 + 2 * MIN;
+      await routines.upsert(routine({ payload: { v: 2 } }), 'api', T0 + MIN + 1000);
+      const { state } = await routines.getWithState('gated');
+      expect(await disarmer.disarm('gated', state.armed, { refire: true, why: 'test' })).toBe(2);
+      expect(await runs.get(runIdForSlot('gated', slot))).toBeNull();
+      const fires = bull.get(FIRES_QUEUE);
+      expect(await fires.getJob(refireJobId('gated', slot, 0))).toBeDefined();
+      clock.t = slot;
+      const res = await dispatcher.dispatch('gated', { slot, refireOf: 0 });
+      const newId = runIdForSlot('gated', slot, 1);
+      expect(res!.enqueued[0]).toBe(newId);
+      expect((await bull.get('default').getJob(newId))!.data).toMatchObject({ payload: { v: 2 } });
+      // The normal fire of that slot, arriving after, finds it decided.
+      const late = await dispatcher.dispatch('gated', { slot });
+      expect(late!.enqueued).not.toContain(runIdForSlot('gated', slot));
+    });
+
+    it('records a paused slot as skipped once its armed run was withdrawn', async () => {
+      await routines.upsert(routine({}), 'api', T0);
+      await fireAt(1);
+      await routines.setStatus('gated', 'paused', T0 + MIN + 1000);
+      const { state } = await routines.getWithState('gated');
+      await disarmer.disarm('gated', state.armed, { refire: true, why: 'test' });
+      clock.t = T0 + 2 * MIN;
+      const res = await dispatcher.dispatch('gated', { slot: clock.t, refireOf: 0 });
+      expect(res!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 2 * MIN, 1), reason: 'paused' }]);
     });
 
     it('never arms routines whose outcome is decided at fire time', async () => {
@@ -261,10 +348,10 @@ describe('Dispatcher condition checks and launcher bookkeeping (real Redis, real
       for (const extra of [{ concurrencyPolicy: 'forbid' }, { concurrencyPolicy: 'replace' }, { condition: 'yes' }]) {
         await routines.upsert(routine(extra), 'api', T0);
         await fireAt(1);
-        expect((await routines.getState('gated')).armedSlots).toBeUndefined();
-        expect(await runs.get(runIdForSlot('gated', T0 + 120_000))).toBeNull();
+        expect((await routines.getState('gated')).armed).toEqual([]);
+        expect(await runs.get(runIdForSlot('gated', T0 + 2 * MIN))).toBeNull();
         await routines.remove('gated');
-        await conns.command.del(keys.core('slot', 'gated', T0 + 60_000));
+        await conns.command.del(claims.key('gated', T0 + MIN));
       }
     });
   });

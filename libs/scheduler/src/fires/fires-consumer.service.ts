@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { LOGGER } from '@drover/logger';
 import { ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
+import { FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { Dispatcher } from './dispatcher.service';
-import { FIRES_QUEUE, slotOfFireJob, type FireJobData } from './fire-job';
 
 /**
  * Every scheduler replica consumes the fires queue; BullMQ hands each fire to one of them.
@@ -51,11 +51,10 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async process(job: Job<FireJobData>): Promise<string> {
-    const millis = slotOfFireJob(job.id);
-    if (millis === undefined || !job.data?.routine) return 'ignored';
-    const slot = millis - (job.data.lagMs ?? 0);
+    const request = fireOfJob(job.id, job.data?.lagMs);
+    if (!request || !job.data?.routine) return 'ignored';
     const retry = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || (job.attemptsStarted ?? 1) > 1;
-    const res = await this.dispatcher.dispatchDue(job.data.routine, slot, '', { retry });
+    const res = await this.dispatcher.dispatch(job.data.routine, request, { retry });
     if (!res) return 'gone';
     return `enqueued ${res.enqueued.length}, skipped ${res.skipped.length}, failed ${res.failed.length}, duplicates ${res.duplicates}`;
   }

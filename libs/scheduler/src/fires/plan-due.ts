@@ -1,4 +1,4 @@
-import { catchUp, slotsBetween, type CatchUpResult, type Routine } from '@drover/core';
+import { catchUp, slotsBetween, type CatchUpResult, type Routine, type SkipReason } from '@drover/core';
 
 /**
  * What to do with a routine's slots in `(cursor, now]` (epoch ms). Slots at most `missedAfterMs`
@@ -30,4 +30,25 @@ export function planDue(def: Routine, cursor: number, now: number, missedAfterMs
   }
   const newest = recent.at(-1);
   return { ...plan, cursor: Math.max(plan.cursor, newest ?? cursor) };
+}
+
+/**
+ * What to do with one slot decided again after its armed run was withdrawn (a refire), at `now`:
+ * like {@link planDue} for that slot alone — on time within `missedAfterMs`, otherwise missed and
+ * handled by the routine's catch-up policy (`skip` records it, `last`/`all` run it as catch-up);
+ * past the starting deadline it is skipped. Pure.
+ */
+export function planRefire(
+  def: Routine,
+  slot: number,
+  now: number,
+  missedAfterMs: number,
+): { slot: number; source: 'schedule' | 'catch-up'; skip?: SkipReason } {
+  const late = now - slot;
+  if (def.startingDeadlineMs !== undefined && late > def.startingDeadlineMs)
+    return { slot, source: 'catch-up', skip: 'deadline-exceeded' };
+  if (late <= missedAfterMs) return { slot, source: 'schedule' };
+  return def.catchUpPolicy === 'skip'
+    ? { slot, source: 'catch-up', skip: 'catch-up-skip' }
+    : { slot, source: 'catch-up' };
 }

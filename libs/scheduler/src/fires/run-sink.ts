@@ -7,14 +7,13 @@ export type SkippedRunRequest = SkippedRun;
 
 /**
  * The part of the run store the scheduler writes through (spec §4 runs). A port, so the
- * dispatcher depends on these five operations only; the run store implements it.
+ * dispatcher depends on these four operations only; the run store implements it.
  */
 export interface RunSink {
   enqueue(run: NewRunRequest): Promise<{ id: string; created: boolean }>;
-  recordSkipped(run: SkippedRunRequest): Promise<unknown>;
+  recordSkipped(run: SkippedRunRequest): Promise<{ id: string; created: boolean }>;
   openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus }[]>;
   cancel(id: string, reason: string): Promise<unknown>;
-  get(id: string): Promise<unknown>;
 }
 
 export const RUN_SINK = Symbol('drover.run-sink');

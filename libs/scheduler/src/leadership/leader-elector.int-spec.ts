@@ -90,20 +90,6 @@ describe('LeaderElector on a real Redis', () => {
     const target = keys.core('fenced-test');
     expect(await redis.fencedHset(a.leaderKey, target, la.token, 'f', 'v1')).toBe(1);
     expect(await redis.fencedHset(a.leaderKey, target, `a|${la.epoch - 1}`, 'f', 'stale')).toBe(ScriptCode.StaleToken);
-    expect(await redis.claimSlot(a.leaderKey, keys.core('slot', 'x', 1), `b|${la.epoch}`, 'run', 1000)).toBe(
-      ScriptCode.StaleToken,
-    );
     expect(await conns.command.hget(target, 'f')).toBe('v1');
-  });
-
-  it('claims a slot once, whoever asks', async () => {
-    const redis = withDroverScripts(conns.command);
-    const leaderKey = keys.core('leader');
-    const slot = keys.core('slot', 'r', 1000);
-    const results = await Promise.all(
-      [1, 2, 3, 4].map((i) => redis.claimSlot(leaderKey, slot, '', `run-${i}`, 10_000)),
-    );
-    expect(results.filter((r) => r === 1)).toHaveLength(1);
-    expect(results.filter((r) => r === 0)).toHaveLength(3);
   });
 });

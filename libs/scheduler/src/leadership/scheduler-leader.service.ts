@@ -4,19 +4,21 @@ import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, ROUTINE_STATUSES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
-import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
-import { BullQueues, QueueRegistry, WorkerCatalog } from '@drover/store';
-import { exportQueueGauges } from './queue-gauges';
-import { Dispatcher, StaleLeaderError } from '../fires/dispatcher.service';
+import { DroverKeys, RedisConnections, StaleLeaderError, type RedisClient } from '@drover/redis';
+import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
+import { Disarmer } from '../fires/disarmer';
 import { Reconciler } from '../reconcile/reconciler.service';
-import { overdueSlot } from '../reconcile/watchdog';
-import { LeaderElector, type Leadership } from './leader-elector';
+import { Watchdog } from '../reconcile/watchdog.service';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { LeaderElector, type Leadership } from './leader-elector';
+import { exportQueueGauges } from './queue-gauges';
 
 /**
- * Everything only the leader does: apply the policy file, reconcile Job Schedulers, catch up and
- * repair overdue routines (watchdog), and export cluster-wide gauges. Started on `elected`,
- * stopped on `demoted`; every write checks the lease and is fenced in Lua.
+ * Everything only the leader does: apply the policy file, reconcile Job Schedulers, withdraw runs
+ * armed for an old definition, ask for repairs of overdue routines (watchdog), and export
+ * cluster-wide gauges. Started on `elected`, stopped on `demoted`; every write is fenced in Lua or
+ * re-checked against the lease right before it is made. Nothing here evaluates condition checks:
+ * dispatching is the fires consumers' job, on every replica.
  */
 @Injectable()
 export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,9 +31,11 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   constructor(
     private readonly config: AppConfig,
     private readonly conns: RedisConnections,
-    private readonly keys: DroverKeys,
+    keys: DroverKeys,
+    private readonly routines: RoutineStore,
     private readonly reconciler: Reconciler,
-    private readonly dispatcher: Dispatcher,
+    private readonly watchdog: Watchdog,
+    private readonly disarmer: Disarmer,
     private readonly metrics: DroverMetrics,
     private readonly clock: Clock,
     private readonly queues: QueueRegistry,
@@ -74,31 +78,52 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
 
   private async onElected(l: Leadership): Promise<void> {
     this.lead = l;
-    const bundle = this.config.bundle;
-    if (bundle) {
-      await this.queues.put(bundle.queues, { origin: 'file', now: this.clock.now() });
-      const diff = await this.reconciler.routines.applyFileRoutines(bundle.routines, this.clock.now());
-      this.log.info({ ...diff, unchanged: diff.unchanged.length }, 'applied DROVER_CONFIG');
-    }
     if (!this.isCurrent()) return;
+    await this.applyPolicyFile(l);
     await this.reconciler.reconcileAll(l, this.isCurrent);
-    await this.watchdogPass();
+    await this.watchdog.pass(this.isCurrent);
     this.subscriber = this.conns.open('command', 'routine-changes');
-    await this.subscriber.subscribe(this.reconciler.routines.changesChannel);
+    await this.subscriber.subscribe(this.routines.changesChannel);
     this.subscriber.on('message', (_ch: string, name: string) => {
       void this.serial(async () => {
         if (!this.lead || !this.isCurrent()) return;
-        if (name !== '*') await this.dispatcher.disarm(name);
         // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
-        if (name === '*') await this.reconciler.reconcileAll(this.lead, this.isCurrent);
-        else await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
+        if (name === '*') return void (await this.reconciler.reconcileAll(this.lead, this.isCurrent));
+        await this.disarmChanged(name);
+        await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
       });
     });
-    this.every(this.opts.watchdogEveryMs, () => this.watchdogPass());
+    this.every(this.opts.watchdogEveryMs, async () => {
+      if (this.isCurrent()) await this.watchdog.pass(this.isCurrent);
+    });
     this.every(this.opts.reconcileEveryMs, async () => {
       if (this.lead && this.isCurrent()) await this.reconciler.reconcileAll(this.lead, this.isCurrent);
     });
     this.every(this.opts.gaugesEveryMs, () => this.exportGauges());
+  }
+
+  /** DROVER_CONFIG, applied with every write fenced by this leadership (a stale leader writes nothing). */
+  private async applyPolicyFile(l: Leadership): Promise<void> {
+    const bundle = this.config.bundle;
+    if (!bundle) return;
+    const now = this.clock.now();
+    await this.queues.put(bundle.queues, { origin: 'file', now, token: l.token, isCurrent: this.isCurrent });
+    const diff = await this.routines.applyFileRoutines(bundle.routines, now, { token: l.token });
+    this.log.info({ ...diff, unchanged: diff.unchanged.length }, 'applied DROVER_CONFIG');
+  }
+
+  /** Withdraws the runs of `name` armed for a definition that is not the current one. */
+  private async disarmChanged(name: string): Promise<void> {
+    const { record, state } = await this.routines.getWithState(name);
+    if (!record) {
+      const pending = (await this.routines.pendingDisarms()).get(name);
+      if (!pending) return;
+      await this.disarmer.disarm(name, pending, { refire: false, why: 'the routine was deleted' });
+      await this.routines.clearPendingDisarms(name);
+      return;
+    }
+    const stale = state.armed.filter((e) => e.version !== record.version);
+    if (stale.length) await this.disarmer.disarm(name, stale, { refire: true, why: 'the routine changed' });
   }
 
   private onDemoted(): void {
@@ -121,34 +146,9 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.timers.push(t);
   }
 
-  /** Finds routines whose next slot is overdue (lost fire, downtime) and dispatches them. */
-  private async watchdogPass(): Promise<void> {
-    if (!this.lead || !this.isCurrent()) return;
-    const records = await this.reconciler.routines.list();
-    const states = await this.reconciler.routines.getStates(records.map((r) => r.def.name));
-    const now = this.clock.now();
-    for (const rec of records) {
-      const due = overdueSlot(rec.def, states.get(rec.def.name)!, rec.createdAt, now, this.opts.watchdogToleranceMs);
-      if (due === undefined) continue;
-      if (!this.isCurrent()) return;
-      this.metrics.watchdogRepairs.inc();
-      const res = await this.dispatcher.dispatchDue(rec.def.name, now, this.lead.token);
-      this.log.warn(
-        {
-          routine: rec.def.name,
-          overdueSince: new Date(due).toISOString(),
-          enqueued: res?.enqueued.length,
-          skipped: res?.skipped.length,
-        },
-        'watchdog: routine was overdue; caught up and re-armed its schedule',
-      );
-      await this.reconciler.reconcileOne(rec.def.name, this.lead, this.isCurrent, true);
-    }
-  }
-
   private async exportGauges(): Promise<void> {
     if (!this.isCurrent()) return;
-    const records = await this.reconciler.routines.list();
+    const records = await this.routines.list();
     for (const status of ROUTINE_STATUSES) {
       this.metrics.routines.set({ status }, records.filter((r) => r.def.status === status).length);
     }

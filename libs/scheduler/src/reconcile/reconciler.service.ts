@@ -3,11 +3,10 @@ import type { Logger } from 'pino';
 import { nextFire, type Routine } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock } from '@drover/platform';
-import { DroverKeys, RedisConnections, ScriptCode, withDroverScripts } from '@drover/redis';
-import { RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
-import { FIRE_JOB_OPTS, FiresQueue } from '../fires/fires-queue.provider';
-import { fireLagMs, onceFireJobId, schedulerFingerprint } from '../fires/fire-job';
-import { StaleLeaderError } from '../fires/dispatcher.service';
+import { DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
+import { FIRE_JOB_OPTS, onceFireJobId, RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
+import { FiresQueue } from '../fires/fires-queue.provider';
+import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
 
 const WRITE_BATCH = 64;
@@ -30,17 +29,14 @@ export interface ReconcileReport {
  */
 @Injectable()
 export class Reconciler {
-  readonly routines: RoutineStore;
-
   constructor(
     private readonly conns: RedisConnections,
     private readonly keys: DroverKeys,
+    private readonly routines: RoutineStore,
     private readonly fires: FiresQueue,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {
-    this.routines = new RoutineStore(conns.command, keys);
-  }
+  ) {}
 
   get writtenKey(): string {
     return this.keys.core('scheduler-defs');
@@ -155,10 +151,10 @@ export class Reconciler {
       name,
       fingerprint,
     );
-    if (res === ScriptCode.StaleToken) throw new StaleLeaderError(name);
+    if (res === ScriptCode.StaleToken) throw new StaleLeaderError(`the schedule of routine "${name}"`);
   }
 
   private assertCurrent(isCurrent: () => boolean, name: string): void {
-    if (!isCurrent()) throw new StaleLeaderError(name);
+    if (!isCurrent()) throw new StaleLeaderError(`the schedule of routine "${name}"`);
   }
 }

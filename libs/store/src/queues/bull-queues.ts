@@ -35,6 +35,11 @@ export class BullQueues {
     return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${id}`;
   }
 
+  /** BullMQ's deduplication marker of `dedupId` in `queue` (`<prefix>:<queue>:de:<id>`). */
+  dedupKey(queue: string, dedupId: string): string {
+    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:de:${dedupId}`;
+  }
+
   /** A key of Drover's own that lives in the queue's hash slot (next to BullMQ's keys). */
   queueKey(queue: string, suffix: string): string {
     return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:drover:${suffix}`;

@@ -1,5 +1,5 @@
 import { parseBundle, type Queue, type QueueInput } from '@drover/core';
-import type { DroverKeys, RedisClient } from '@drover/redis';
+import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import type { BullQueues } from './bull-queues';
 
 /** Where a queue policy came from: the policy file (replaced by every apply) or the API. */
@@ -68,7 +68,17 @@ export class QueueRegistry {
    * this is an apply: file queues missing from `queues` are removed, API-made ones are kept.
    * Returns the names removed.
    */
-  async put(queues: (Queue | QueueInput)[], opts: { origin?: QueueOrigin; now?: number } = {}): Promise<string[]> {
+  async put(
+    queues: (Queue | QueueInput)[],
+    opts: {
+      origin?: QueueOrigin;
+      now?: number;
+      /** Leader fencing token: the policies are written only while it is current (one fenced script). */
+      token?: string;
+      /** Re-checked before each BullMQ limit write, which no script of ours can fence. */
+      isCurrent?: () => boolean;
+    } = {},
+  ): Promise<string[]> {
     const origin = opts.origin ?? 'file';
     const parsed = parseBundle({ queues });
     if (!parsed.ok) throw new Error(`invalid queue policy: ${parsed.errors.join('; ')}`);
@@ -77,13 +87,31 @@ export class QueueRegistry {
     const wanted = new Set(defs.map((q) => q.name));
     const removed =
       origin === 'file' ? (await this.list()).filter((r) => r.origin === 'file' && !wanted.has(r.def.name)) : [];
-    const multi = this.redis.multi();
-    for (const def of defs) {
-      multi.hset(this.hashKey, def.name, JSON.stringify({ def, origin, updatedAt: now } satisfies QueueRecord));
+    // Field/value pairs; an empty value deletes the field (fencedHset-2's convention).
+    const fields = [
+      ...defs.flatMap((def) => [def.name, JSON.stringify({ def, origin, updatedAt: now } satisfies QueueRecord)]),
+      ...removed.flatMap((r) => [r.def.name, '']),
+    ];
+    if (opts.token !== undefined) {
+      const res = await withDroverScripts(this.redis).fencedHset(
+        this.keys.core('leader'),
+        this.hashKey,
+        opts.token,
+        ...fields,
+      );
+      if (res === ScriptCode.StaleToken) throw new StaleLeaderError('queue policies');
+    } else {
+      const multi = this.redis.multi();
+      for (let i = 0; i < fields.length; i += 2) {
+        if (fields[i + 1]) multi.hset(this.hashKey, fields[i]!, fields[i + 1]!);
+        else multi.hdel(this.hashKey, fields[i]!);
+      }
+      await multi.exec();
     }
-    if (removed.length) multi.hdel(this.hashKey, ...removed.map((r) => r.def.name));
-    await multi.exec();
-    for (const def of defs) await this.applyLimits(def);
+    for (const def of defs) {
+      if (opts.isCurrent && !opts.isCurrent()) throw new StaleLeaderError(`the limits of queue "${def.name}"`);
+      await this.applyLimits(def);
+    }
     await this.redis.publish(this.changesChannel, String(now));
     return removed.map((r) => r.def.name);
   }

@@ -1,4 +1,5 @@
-import type { Routine } from '@drover/core';
+import { ROUTINE_DEFAULTS, type Routine } from '@drover/core';
+import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/slot-claim';
 
 /** Where a routine came from: the policy file (managed by apply) or the API (left alone by apply). */
 export type RoutineOrigin = 'file' | 'api';
@@ -18,7 +19,9 @@ export interface RoutineRecord {
  * the definition (and an edit never races with a fire).
  */
 export interface RoutineState {
-  /** Newest slot fired or recorded as skipped (the catch-up cursor). */
+  /** The definition's version (kept here too: workers compare it with the version a run was armed for). */
+  version?: number;
+  /** Newest slot claimed (the catch-up cursor; moved by the slot claim itself). */
   lastSlot?: number;
   /** When the cursor started (creation/resume): slots before it are never caught up. */
   since?: number;
@@ -28,16 +31,20 @@ export interface RoutineState {
   lastRunId?: string;
   lastOutcome?: string;
   lastFiredAt?: number;
-  /** Slots whose runs were created ahead of time (see the scheduler's arming), and their queue. */
-  armedSlots?: number[];
-  armedQueue?: string;
+  /** Runs created ahead of their slots (see the scheduler's arming), with the version they were armed for. */
+  armed: ArmedEntry[];
 }
+
+/** State fields as stored; `armed` and `v` are written only by the slot scripts and the routine store. */
+const FIELD: Partial<Record<keyof RoutineState, string>> = { version: 'v' };
 
 export function encodeState(state: Partial<RoutineState>): Record<string, string> {
   const out: Record<string, string> = {};
-  // Arrays become comma lists ("" for an empty one, which deletes the field).
-  for (const [k, v] of Object.entries(state))
-    out[k] = v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v);
+  for (const [k, v] of Object.entries(state)) {
+    const field = FIELD[k as keyof RoutineState] ?? k;
+    if (k === 'armed') out[field] = ((v ?? []) as ArmedEntry[]).map(encodeArmedEntry).join(',');
+    else out[field] = v === undefined ? '' : String(v);
+  }
   return out;
 }
 
@@ -45,6 +52,7 @@ export function decodeState(raw: Record<string, string>): RoutineState {
   const num = (k: string) => (raw[k] !== undefined && raw[k] !== '' ? Number(raw[k]) : undefined);
   const str = (k: string) => (raw[k] !== undefined && raw[k] !== '' ? raw[k] : undefined);
   return {
+    version: num('v'),
     lastSlot: num('lastSlot'),
     since: num('since'),
     consecutiveFailures: num('consecutiveFailures') ?? 0,
@@ -53,27 +61,14 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     lastRunId: str('lastRunId'),
     lastOutcome: str('lastOutcome'),
     lastFiredAt: num('lastFiredAt'),
-    armedSlots: str('armedSlots')?.split(',').map(Number),
-    armedQueue: str('armedQueue'),
+    armed: decodeArmedEntries(str('armed')),
   };
 }
 
 /**
  * Fields whose value is the schema default are left out of the stored JSON: with 100k routines
- * every byte counts, and defaults are restored on read. Must match core's routine defaults.
+ * every byte counts, and defaults are restored on read (core derives them from the schema).
  */
-const ROUTINE_DEFAULTS: Partial<Routine> = {
-  payload: {},
-  priority: 'medium',
-  concurrencyPolicy: 'allow',
-  catchUpPolicy: 'skip',
-  maxCatchUp: 100,
-  maxLaunchFailures: 5,
-  status: 'active',
-  system: false,
-  labels: {},
-};
-
 function isDefault(key: string, value: unknown): boolean {
   const def = (ROUTINE_DEFAULTS as Record<string, unknown>)[key];
   if (def === undefined) return false;

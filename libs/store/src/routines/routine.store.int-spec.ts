@@ -4,7 +4,9 @@ import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import { BullQueues } from '../queues/bull-queues';
 import { QueueRegistry } from '../queues/queue-registry.store';
 import { RunStore } from '../runs/run.store';
-import { RoutineNotFoundError, RoutineStore, validateRoutine } from './routine.store';
+import { RoutineNotFoundError, RoutineStore, RoutineVersionConflictError, validateRoutine } from './routine.store';
+import { routineKeys } from './routine-keys';
+import { StaleLeaderError } from '@drover/redis';
 import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
 
 function routine(name: string, extra: Record<string, unknown> = {}): Routine {
@@ -58,12 +60,80 @@ describe('RoutineStore on a real Redis', () => {
   it('applies file routines: creates, updates, removes file ones no longer listed, leaves API ones alone', async () => {
     await store.upsert(routine('from-api'), 'api', 1);
     await store.applyFileRoutines([routine('f1'), routine('f2')], 1);
-    const dry = await store.applyFileRoutines([routine('f1', { priority: 'high' }), routine('f3')], 2, true);
+    const dry = await store.applyFileRoutines([routine('f1', { priority: 'high' }), routine('f3')], 2, {
+      dryRun: true,
+    });
     expect(dry).toEqual({ created: ['f3'], updated: ['f1'], removed: ['f2'], unchanged: [] });
     expect((await store.names()).sort()).toEqual(['f1', 'f2', 'from-api']); // a dry run writes nothing
     const diff = await store.applyFileRoutines([routine('f1', { priority: 'high' }), routine('f3')], 2);
     expect(diff).toEqual(dry);
     expect((await store.names()).sort()).toEqual(['f1', 'f3', 'from-api']);
+  });
+
+  it('keeps the version in the routine state, where workers compare it with a run armed ahead', async () => {
+    await store.upsert(routine('v'), 'api', 1);
+    expect((await store.getState('v')).version).toBe(1);
+    await store.upsert(routine('v', { payload: { n: 2 } }), 'api', 2);
+    expect((await store.getState('v')).version).toBe(2);
+  });
+
+  it('never loses one of two concurrent edits: each gets its own version', async () => {
+    await store.upsert(routine('race'), 'api', 1);
+    const edits = [1, 2, 3, 4, 5].map((n) => store.upsert(routine('race', { payload: { n } }), 'api', 2));
+    expect(await Promise.all(edits)).toEqual(['updated', 'updated', 'updated', 'updated', 'updated']);
+    expect((await store.get('race'))!.version).toBe(6);
+  });
+
+  it('writes only at the version the caller expects (If-Match), or refuses naming both versions', async () => {
+    await store.upsert(routine('m'), 'api', 1);
+    await expect(store.upsert(routine('m', { payload: { a: 1 } }), 'api', 2, { ifVersion: 3 })).rejects.toThrow(
+      new RoutineVersionConflictError('m', 3, 1),
+    );
+    expect(await store.upsert(routine('m', { payload: { a: 1 } }), 'api', 2, { ifVersion: 1 })).toBe('updated');
+    await expect(store.remove('m', { ifVersion: 1 })).rejects.toBeInstanceOf(RoutineVersionConflictError);
+    expect((await store.get('m'))!.def.payload).toEqual({ a: 1 });
+    expect(await store.remove('m', { ifVersion: 2 })).toBe(true);
+  });
+
+  it('refuses writes fenced by a leader token that is no longer current, and writes nothing', async () => {
+    await conns.command.set(keys.core('leader'), 'sched-2|9');
+    await expect(store.upsert(routine('f'), 'file', 1, { token: 'sched-1|8' })).rejects.toBeInstanceOf(
+      StaleLeaderError,
+    );
+    expect(await store.get('f')).toBeUndefined();
+    expect(await store.upsert(routine('f'), 'file', 1, { token: 'sched-2|9' })).toBe('created');
+    await expect(store.remove('f', { token: 'sched-1|8' })).rejects.toBeInstanceOf(StaleLeaderError);
+    await expect(store.applyFileRoutines([], 2, { token: 'sched-1|8' })).rejects.toBeInstanceOf(StaleLeaderError);
+    expect(await store.get('f')).toBeDefined();
+  });
+
+  it('deletes a routine with its state and run indexes, handing its armed runs to the leader to withdraw', async () => {
+    await store.upsert(routine('gone'), 'api', 1);
+    await conns.command.hset(store.stateKey('gone'), 'armed', '120000:1:default,180000:1:default');
+    await conns.command.zadd(routineKeys.recentRuns(keys, 'gone'), 1, 'default:r-gone-60000');
+    await conns.command.zadd(routineKeys.openRuns(keys, 'gone'), 1, 'default:r-gone-60000');
+    expect(await store.remove('gone')).toBe(true);
+    expect(
+      await conns.command.exists(
+        store.stateKey('gone'),
+        routineKeys.recentRuns(keys, 'gone'),
+        routineKeys.openRuns(keys, 'gone'),
+      ),
+    ).toBe(0);
+    expect(await store.pendingDisarms()).toEqual(
+      new Map([
+        [
+          'gone',
+          [
+            { slot: 120_000, version: 1, queue: 'default' },
+            { slot: 180_000, version: 1, queue: 'default' },
+          ],
+        ],
+      ]),
+    );
+    // A dispatcher finishing late cannot bring the state back.
+    await store.advanceCursor('gone', 240_000, { lastRunId: 'r-gone-240000' });
+    expect(await conns.command.exists(store.stateKey('gone'))).toBe(0);
   });
 
   it('resuming moves the cursor to the resume time so paused slots are not caught up', async () => {

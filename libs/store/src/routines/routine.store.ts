@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseBundle, type Routine } from '@drover/core';
-import { withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
 import {
   decodeRecord,
   decodeState,
@@ -10,6 +11,7 @@ import {
   type RoutineRecord,
   type RoutineState,
 } from './routine-record';
+import { routineKeys } from './routine-keys';
 
 /** What an apply changed, by routine name. */
 export interface ApplyDiff {
@@ -27,9 +29,38 @@ export class RoutineNotFoundError extends Error {
   }
 }
 
+/** Thrown when a write names the version it expects (If-Match) and the stored one differs. */
+export class RoutineVersionConflictError extends Error {
+  constructor(
+    readonly routine: string,
+    readonly expected: number,
+    readonly current: number,
+  ) {
+    super(
+      current === 0
+        ? `routine "${routine}" does not exist (expected version ${expected})`
+        : `routine "${routine}" is at version ${current}, not ${expected}: it changed meanwhile`,
+    );
+    this.name = 'RoutineVersionConflictError';
+  }
+}
+
+/** Options of a write: fenced by the leader's token (apply on election), or conditional on a version. */
+export interface RoutineWriteOptions {
+  /** Leader fencing token: the write is refused (StaleLeaderError) once it is not current. */
+  token?: string;
+  /** Write only if the stored version is this one (0: only if the routine does not exist). */
+  ifVersion?: number;
+}
+
+/** Concurrent writers retry a lost compare-and-set this many times before giving up. */
+const CAS_ATTEMPTS = 10;
+
 /**
  * Routines in Redis: one hash of definitions (name → JSON record) and one small state hash per
- * routine. Definitions change rarely (API, apply); state changes on every fire.
+ * routine. Definitions change rarely (API, apply); state changes on every fire. Every write is a
+ * compare-and-set on the version (never a lost update), may be fenced by the leader token, and is
+ * announced on {@link changesChannel}.
  */
 export class RoutineStore {
   constructor(
@@ -38,16 +69,21 @@ export class RoutineStore {
   ) {}
 
   get definitionsKey(): string {
-    return this.keys.core('routines');
+    return routineKeys.definitions(this.keys);
   }
 
   stateKey(name: string): string {
-    return this.keys.core('rstate', name);
+    return routineKeys.state(this.keys, name);
+  }
+
+  /** Armed runs of deleted routines, waiting for the leader to withdraw them (name → armed list). */
+  get disarmKey(): string {
+    return routineKeys.disarm(this.keys);
   }
 
   /** Channel on which every definition change is announced (the leader reconciles at once). */
   get changesChannel(): string {
-    return this.keys.core('routines-changed');
+    return routineKeys.changes(this.keys);
   }
 
   async get(name: string): Promise<RoutineRecord | undefined> {
@@ -69,27 +105,48 @@ export class RoutineStore {
   /**
    * Creates or replaces a routine (already validated by core). A changed definition bumps the
    * version; an identical one writes nothing. The cursor starts at `now` for a new routine so it
-   * never "catches up" slots from before it existed.
+   * never "catches up" slots from before it existed, and skips to `now` on resume.
    */
-  async upsert(def: Routine, origin: RoutineOrigin, now: number): Promise<'created' | 'updated' | 'unchanged'> {
-    const prev = await this.get(def.name);
-    if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin) return 'unchanged';
-    const record: RoutineRecord = {
-      def,
-      origin,
-      createdAt: prev?.createdAt ?? now,
-      updatedAt: now,
-      version: (prev?.version ?? 0) + 1,
-    };
-    const multi = this.redis.multi().hset(this.definitionsKey, def.name, encodeRecord(record));
-    if (!prev) multi.hset(this.stateKey(def.name), encodeState({ since: now }));
-    // Resuming a paused routine must not catch up the slots it slept through.
-    if (prev && prev.def.status !== 'active' && def.status === 'active') {
-      multi.hset(this.stateKey(def.name), encodeState({ since: now, lastSlot: now }));
+  async upsert(
+    def: Routine,
+    origin: RoutineOrigin,
+    now: number,
+    opts: RoutineWriteOptions = {},
+  ): Promise<'created' | 'updated' | 'unchanged'> {
+    for (let attempt = 1; ; attempt++) {
+      const prev = await this.get(def.name);
+      const current = prev?.version ?? 0;
+      if (opts.ifVersion !== undefined && opts.ifVersion !== current) {
+        throw new RoutineVersionConflictError(def.name, opts.ifVersion, current);
+      }
+      if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin) return 'unchanged';
+      const record: RoutineRecord = {
+        def,
+        origin,
+        createdAt: prev?.createdAt ?? now,
+        updatedAt: now,
+        version: current + 1,
+      };
+      const resumed = prev && prev.def.status !== 'active' && def.status === 'active';
+      const [code, stored] = await withDroverScripts(this.redis).putRoutine(
+        this.keys.core('leader'),
+        this.definitionsKey,
+        this.stateKey(def.name),
+        opts.token ?? '',
+        def.name,
+        current,
+        encodeRecord(record),
+        record.version,
+        this.changesChannel,
+        now,
+        !prev ? 'create' : resumed ? 'resume' : '',
+      );
+      if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${def.name}"`);
+      if (code === 1) return prev ? 'updated' : 'created';
+      if (opts.ifVersion !== undefined || attempt >= CAS_ATTEMPTS) {
+        throw new RoutineVersionConflictError(def.name, opts.ifVersion ?? current, stored);
+      }
     }
-    multi.publish(this.changesChannel, def.name);
-    await multi.exec();
-    return prev ? 'updated' : 'created';
   }
 
   /**
@@ -115,7 +172,7 @@ export class RoutineStore {
       chunk.forEach((def, j) => {
         if (Number(res[j]?.[1]) === 1) {
           created.push(def.name);
-          states.hset(this.stateKey(def.name), encodeState({ since: now }));
+          states.hset(this.stateKey(def.name), encodeState({ since: now, version: 1 }));
         } else existing.push(def.name);
       });
       await states.exec();
@@ -124,14 +181,27 @@ export class RoutineStore {
     return { created, existing };
   }
 
-  async remove(name: string): Promise<boolean> {
-    const res = await this.redis
-      .multi()
-      .hdel(this.definitionsKey, name)
-      .del(this.stateKey(name))
-      .publish(this.changesChannel, name)
-      .exec();
-    return Number(res?.[0]?.[1] ?? 0) > 0;
+  /**
+   * Deletes a routine, its state and its run indexes (its runs stay until retention removes them).
+   * Runs armed ahead of their slots are handed to the leader to withdraw in the same step, and
+   * workers refuse to start them anyway. Returns false if there was no such routine.
+   */
+  async remove(name: string, opts: RoutineWriteOptions = {}): Promise<boolean> {
+    const [code, current] = await withDroverScripts(this.redis).removeRoutine(
+      this.keys.core('leader'),
+      this.definitionsKey,
+      this.stateKey(name),
+      this.disarmKey,
+      routineKeys.recentRuns(this.keys, name),
+      routineKeys.openRuns(this.keys, name),
+      opts.token ?? '',
+      name,
+      this.changesChannel,
+      opts.ifVersion ?? '',
+    );
+    if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${name}"`);
+    if (code === 0 && current !== 0) throw new RoutineVersionConflictError(name, opts.ifVersion ?? 0, current);
+    return code === 1;
   }
 
   /** Changes the status (pause/resume/archive) keeping everything else. */
@@ -145,8 +215,14 @@ export class RoutineStore {
   /**
    * Applies a policy bundle's routines: file routines are created/updated, file routines no
    * longer in the bundle are removed, API-made routines are left alone. `dryRun` only diffs.
+   * `token` fences every write (the leader applying DROVER_CONFIG).
    */
-  async applyFileRoutines(routines: Routine[], now: number, dryRun = false): Promise<ApplyDiff> {
+  async applyFileRoutines(
+    routines: Routine[],
+    now: number,
+    opts: { dryRun?: boolean; token?: string } = {},
+  ): Promise<ApplyDiff> {
+    const { dryRun = false, token } = opts;
     const diff: ApplyDiff = { created: [], updated: [], removed: [], unchanged: [] };
     const existing = new Map((await this.list()).map((r) => [r.def.name, r]));
     for (const def of routines) {
@@ -155,7 +231,7 @@ export class RoutineStore {
       if (same) diff.unchanged.push(def.name);
       else if (dryRun) (prev ? diff.updated : diff.created).push(def.name);
       else {
-        const outcome = await this.upsert(def, 'file', now);
+        const outcome = await this.upsert(def, 'file', now, { token });
         if (outcome === 'created') diff.created.push(def.name);
         else if (outcome === 'updated') diff.updated.push(def.name);
         else diff.unchanged.push(def.name);
@@ -164,10 +240,25 @@ export class RoutineStore {
     const wanted = new Set(routines.map((r) => r.name));
     for (const [name, rec] of existing) {
       if (rec.origin !== 'file' || wanted.has(name)) continue;
-      if (!dryRun) await this.remove(name);
+      if (!dryRun) await this.remove(name, { token });
       diff.removed.push(name);
     }
     return diff;
+  }
+
+  /** Armed runs of deleted routines not yet withdrawn by the leader, by routine. */
+  async pendingDisarms(): Promise<Map<string, ArmedEntry[]>> {
+    const all = await this.redis.hgetall(this.disarmKey);
+    return new Map(Object.entries(all).map(([name, raw]) => [name, decodeArmedEntries(raw)]));
+  }
+
+  /**
+   * Forgets a deleted routine's pending disarms once withdrawn. An entry appended meanwhile (the
+   * name re-created and deleted again within one pass) is dropped too: workers still refuse to
+   * start such a run, because its routine's state no longer matches.
+   */
+  async clearPendingDisarms(name: string): Promise<void> {
+    await this.redis.hdel(this.disarmKey, name);
   }
 
   /** The definition and the state in one round trip (the dispatcher's hot path). */
@@ -191,19 +282,9 @@ export class RoutineStore {
     return new Map(names.map((n, i) => [n, decodeState((res[i]?.[1] as Record<string, string>) ?? {})]));
   }
 
-  async patchState(name: string, patch: Partial<RoutineState>): Promise<void> {
-    const encoded = encodeState(patch);
-    const del = Object.keys(encoded).filter((k) => encoded[k] === '');
-    const set = Object.fromEntries(Object.entries(encoded).filter(([, v]) => v !== ''));
-    const multi = this.redis.multi();
-    if (Object.keys(set).length) multi.hset(this.stateKey(name), set);
-    if (del.length) multi.hdel(this.stateKey(name), ...del);
-    await multi.exec();
-  }
-
   /**
    * Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order) and
-   * patches other state fields, in one round trip.
+   * patches other state fields, in one round trip. Writes nothing for a deleted routine.
    */
   async advanceCursor(name: string, slot: number | undefined, patch: Partial<RoutineState> = {}): Promise<void> {
     const fields = Object.entries(encodeState(patch)).flat();

@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import type { Retention } from '@drover/core';
 import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
 import { priorityValueOfBull, replayRunId } from './run-ids';
@@ -33,7 +34,7 @@ interface Deps {
   bull: BullQueues;
   tombstones: RunTombstones;
   enqueue(run: NewRun): Promise<{ id: string; created: boolean }>;
-  retentionMs(queue: string): Promise<number>;
+  retention(queue: string): Promise<Retention>;
   now(): number;
 }
 
@@ -103,7 +104,8 @@ export class ParkedRuns {
     const now = this.deps.now();
     await this.deps.tombstones.put(
       { ...parked, status: 'failed', replayedAs: newId, reason: `replayed as ${newId}`, updatedAt: now },
-      await this.deps.retentionMs(queue),
+      await this.deps.retention(queue),
+      now,
     );
     await q.remove(id);
     return { replayOf: id, id: newId };

@@ -1,10 +1,15 @@
 import type { ChainableCommander } from 'ioredis';
 import type { DroverKeys, RedisClient } from '@drover/redis';
+import { routineKeys } from '../routines/routine-keys';
 
 /** Newest runs kept per routine for listing (older ones still exist until retention removes them). */
 export const RECENT_RUNS_KEPT = 1000;
-/** Bound on a routine's open-run candidates; only an `allow` routine with this many open runs reaches it. */
-export const OPEN_RUNS_KEPT = 10_000;
+/**
+ * Bound on a routine's open-run candidates. Scheduled runs of `allow` routines are not listed (nothing
+ * reads them), `forbid`/`replace` fires prune the list, so only manual runs of an `allow` routine
+ * ever reach it.
+ */
+export const OPEN_RUNS_KEPT = 1000;
 
 /** A run reference in an index: which queue holds run `id`. */
 export interface RunRef {
@@ -40,11 +45,11 @@ export class RunIndex {
   ) {}
 
   recentKey(routine: string): string {
-    return this.keys.core('routine-runs', routine);
+    return routineKeys.recentRuns(this.keys, routine);
   }
 
   openKey(routine: string): string {
-    return this.keys.core('routine-open', routine);
+    return routineKeys.openRuns(this.keys, routine);
   }
 
   /** Adds a run to the routine's indexes (`open` unless it never runs, e.g. skipped). */

@@ -19,6 +19,12 @@ export interface RunJobData {
   /** Per-run overrides of the queue's policy (a routine's own maxAttempts lives in job.opts.attempts). */
   timeoutMs?: number;
   backoff?: Backoff;
+  /**
+   * For a run armed ahead of its slot: the routine version it was armed for. The worker checks it
+   * (with the slot's claim) before starting, so an edited, paused or deleted routine never starts a
+   * run prepared for its old definition.
+   */
+  av?: number;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**

@@ -1,10 +1,12 @@
-import type { DroverKeys, RedisClient } from '@drover/redis';
+import type { Retention } from '@drover/core';
+import { withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import type { RunView } from './run-view';
 
 /**
  * Runs that have no BullMQ job: skipped fires (never enqueued), runs canceled before they started
  * (their job was removed) and parked runs an operator replayed (their job was removed from the
- * parked area). Each is a JSON copy of its final view that expires with the queue's retention.
+ * parked area). Each is a JSON copy of its final view, kept within its queue's retention like a
+ * finished job: it expires after `ageMs`, and beyond `count` per queue the oldest are deleted.
  */
 export class RunTombstones {
   constructor(
@@ -14,6 +16,11 @@ export class RunTombstones {
 
   key(id: string): string {
     return this.keys.core('run', id);
+  }
+
+  /** The queue's index of records, oldest first (bounds their number). */
+  indexKey(queue: string): string {
+    return this.keys.core('runs-kept', queue);
   }
 
   async get(id: string): Promise<RunView | undefined> {
@@ -26,12 +33,26 @@ export class RunTombstones {
   }
 
   /** Writes the view unless one exists (`NX`); returns whether it was written. */
-  async create(view: RunView, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.key(view.id), JSON.stringify(view), 'PX', Math.max(1, ttlMs), 'NX')) === 'OK';
+  async create(view: RunView, retention: Retention, now: number): Promise<boolean> {
+    return (await this.write(view, retention, now, 'NX')) === 1;
   }
 
-  async put(view: RunView, ttlMs: number): Promise<void> {
-    await this.redis.set(this.key(view.id), JSON.stringify(view), 'PX', Math.max(1, ttlMs));
+  async put(view: RunView, retention: Retention, now: number): Promise<void> {
+    await this.write(view, retention, now, '');
+  }
+
+  private write(view: RunView, retention: Retention, now: number, mode: 'NX' | ''): Promise<number> {
+    return withDroverScripts(this.redis).putTombstone(
+      this.key(view.id),
+      this.indexKey(view.queue),
+      JSON.stringify(view),
+      retention.ageMs,
+      mode,
+      now,
+      retention.count,
+      view.id,
+      this.key(''),
+    );
   }
 
   async delete(id: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import { checkPayload, type Backoff, type Queue, type RunSource } from '@drover/core';
+import { checkPayload, type Backoff, type Queue, type Retention, type RunSource } from '@drover/core';
 import type { RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueRegistry } from '../queues/queue-registry.store';
@@ -29,6 +29,19 @@ export interface NewRun {
   /** Per-run overrides of the queue policy (a routine's own timeoutMs / backoff). */
   timeoutMs?: number;
   backoff?: Backoff;
+  /**
+   * Creates the run with a BullMQ deduplication marker (id = run id) that lives this long: adding
+   * the same run again within it is a no-op even after retention removed the finished job. Slot
+   * runs use it, so a decision re-applied by another dispatcher never runs a slot twice.
+   */
+  dedupTtlMs?: number;
+  /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
+  armedVersion?: number;
+  /**
+   * Whether the run is listed among its routine's open runs (what `forbid`/`replace` look at).
+   * Default true for routine runs; the scheduler leaves it off for `allow` routines.
+   */
+  trackOpen?: boolean;
 }
 
 export interface SkippedRun {
@@ -51,7 +64,7 @@ export class InvalidPayloadError extends Error {
   }
 }
 
-const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+const DEFAULT_RETENTION: Retention = { count: 1000, ageMs: 7 * 24 * 3_600_000 };
 const POLICY_CACHE_MS = 2_000;
 
 /**
@@ -83,19 +96,23 @@ export class RunWriter {
     return def;
   }
 
-  /** How long finished-run records of `queue` are kept (its retention age). */
-  async retentionMs(queue: string): Promise<number> {
-    return (await this.policy(queue))?.retention.ageMs ?? DEFAULT_RETENTION_MS;
+  /** How many finished-run records of `queue` are kept, and how long. */
+  async retention(queue: string): Promise<Retention> {
+    return (await this.policy(queue))?.retention ?? DEFAULT_RETENTION;
   }
 
   private jobOptions(run: NewRun, policy: Queue, ranked: boolean): JobsOptions {
     return {
       jobId: run.id,
+      // The cluster's clock, not this machine's: BullMQ holds a delayed run until
+      // timestamp + delay, so a producer whose clock runs ahead never releases a run early.
+      timestamp: this.now(),
       attempts: run.maxAttempts ?? policy.maxAttempts,
       // The delay is computed by core's retry policy in the worker (a BullMQ custom strategy).
       backoff: { type: 'drover' },
       ...(ranked && { priority: bullPriorityFor(run.source, run.priority ?? 0) }),
       ...(run.delayMs && run.delayMs > 0 && { delay: Math.round(run.delayMs) }),
+      ...(run.dedupTtlMs && { deduplication: { id: run.id, ttl: Math.max(1, Math.round(run.dedupTtlMs)) } }),
       // Retention (removeOnComplete) is queue policy, applied by the workers; a failed job is a
       // parked run and stays until an operator replays or purges it.
     };
@@ -110,6 +127,7 @@ export class RunWriter {
     if (run.replayOf) data.replayOf = run.replayOf;
     if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
     if (run.backoff) data.backoff = run.backoff;
+    if (run.armedVersion !== undefined) data.av = run.armedVersion;
     return data;
   }
 
@@ -138,11 +156,17 @@ export class RunWriter {
     for (const [queue, group] of byQueue) {
       const policy = (await this.policy(queue)) ?? (await this.registry.require(queue));
       const rankedKey = this.bull.queueKey(queue, 'ranked');
+      // A run exists as a job, as a record (skipped, canceled, replayed) or, for slot runs, as the
+      // deduplication marker that outlives a job removed by retention.
       const [exists, rankedFlag] = await this.probe(
-        group.flatMap((r) => [this.bull.jobKey(queue, r.id), this.tombstones.key(r.id)]),
+        group.flatMap((r) => [
+          this.bull.jobKey(queue, r.id),
+          this.tombstones.key(r.id),
+          this.bull.dedupKey(queue, r.id),
+        ]),
         rankedKey,
       );
-      const isNew = group.map((_, i) => !exists[2 * i] && !exists[2 * i + 1]);
+      const isNew = group.map((_, i) => !exists[3 * i] && !exists[3 * i + 1] && !exists[3 * i + 2]);
       const fresh = group.filter((_, i) => isNew[i]);
       group.forEach((r, i) => created.set(r.id, isNew[i]!));
       if (fresh.length === 0) continue;
@@ -166,7 +190,7 @@ export class RunWriter {
         const pipe = this.redis.pipeline();
         for (const r of withRoutine) {
           const at = addedAt.get(r.id) ?? this.now();
-          this.index.add(pipe, r.routine!, { queue, id: r.id, createdAt: at }, true);
+          this.index.add(pipe, r.routine!, { queue, id: r.id, createdAt: at }, r.trackOpen !== false);
         }
         await pipe.exec();
       }
@@ -193,7 +217,7 @@ export class RunWriter {
       finishedAt: now,
     };
     if ((await this.redis.exists(this.bull.jobKey(s.queue, s.id))) === 1) return { id: s.id, created: false };
-    const created = await this.tombstones.create(view, await this.retentionMs(s.queue));
+    const created = await this.tombstones.create(view, await this.retention(s.queue), now);
     if (created && s.routine !== null) {
       await this.index
         .add(this.redis.pipeline(), s.routine, { queue: s.queue, id: s.id, createdAt: now }, false)

@@ -56,7 +56,7 @@ export class RunStore {
       bull: this.bull,
       tombstones: this.tombstones,
       enqueue: (run) => this.enqueue(run),
-      retentionMs: (q) => this.writer.retentionMs(q),
+      retention: (q) => this.writer.retention(q),
       now: this.now,
     });
   }
@@ -173,7 +173,7 @@ export class RunStore {
       const now = this.now();
       if (view.status === 'queued' || view.status === 'scheduled') {
         const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
-        await this.tombstones.put(canceled, await this.writer.retentionMs(queue));
+        await this.tombstones.put(canceled, await this.writer.retention(queue), now);
         // BullMQ refuses to remove a locked (just started) job: then it is running, go round again.
         if ((await q.remove(id)) === 1) return { outcome: 'canceled', run: canceled };
         await this.tombstones.delete(id);

@@ -1,0 +1,50 @@
+--[[
+  Writes a routine definition with a compare-and-set on its version (a concurrent edit is
+  detected, never lost), keeps the version in the routine's state hash (workers compare it with
+  the version a run was armed for), optionally fenced by the leader token (apply on election),
+  and announces the change.
+
+  Input:
+    KEYS[1] leader key
+    KEYS[2] routine definitions hash
+    KEYS[3] routine state hash
+    ARGV[1] fencing token, or "" (API and client writes)
+    ARGV[2] routine name
+    ARGV[3] expected current version: "0" = must not exist yet
+    ARGV[4] the new record (JSON)
+    ARGV[5] the new version
+    ARGV[6] channel announcing changes
+    ARGV[7] "" or now (epoch ms): the cursor starts here (creation) or skips to here (resume)
+    ARGV[8] "create" | "resume" | ""
+
+  Output:
+    { 1, version }   written
+    { 0, current }   the stored version is not the expected one (nothing written)
+    { -1, 0 }        stale fencing token (nothing written)
+]]
+local rcall = redis.call
+if ARGV[1] ~= "" and rcall("GET", KEYS[1]) ~= ARGV[1] then
+  return { -1, 0 }
+end
+local raw = rcall("HGET", KEYS[2], ARGV[2])
+local current = 0
+if raw then
+  current = tonumber(cjson.decode(raw)["v"]) or 0
+end
+if current ~= tonumber(ARGV[3]) then
+  return { 0, current }
+end
+rcall("HSET", KEYS[2], ARGV[2], ARGV[4])
+rcall("HSET", KEYS[3], "v", ARGV[5])
+if ARGV[8] == "create" then
+  rcall("HSET", KEYS[3], "since", ARGV[7])
+elseif ARGV[8] == "resume" then
+  -- Slots slept through while paused are not caught up; the cursor never moves back.
+  rcall("HSET", KEYS[3], "since", ARGV[7])
+  local cursor = tonumber(rcall("HGET", KEYS[3], "lastSlot") or "-1")
+  if tonumber(ARGV[7]) > cursor then
+    rcall("HSET", KEYS[3], "lastSlot", ARGV[7])
+  end
+end
+rcall("PUBLISH", ARGV[6], ARGV[2])
+return { 1, tonumber(ARGV[5]) }

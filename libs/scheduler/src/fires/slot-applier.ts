@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { priorityValue, runIdForSlot, type Routine } from '@drover/core';
+import { DroverMetrics } from '@drover/metrics';
+import { pendingClaimTtlMs, type SlotDecision } from '@drover/store';
+import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
+
+/** What one dispatch wrote, by run id. */
+export interface DispatchResult {
+  enqueued: string[];
+  skipped: { id: string; reason: string }[];
+  failed: { id: string; error: string }[];
+  /** Slots another dispatcher had already claimed. */
+  duplicates: number;
+}
+
+export const emptyResult = (): DispatchResult => ({ enqueued: [], skipped: [], failed: [], duplicates: 0 });
+
+/** Where a slot's run goes: its revision, and for a run created ahead of its slot, the version it was armed for. */
+export interface SlotTarget {
+  slot: number;
+  rev: number;
+  now: number;
+  armedVersion?: number;
+}
+
+/**
+ * Writes what was decided for a slot: the run (a BullMQ job whose id is the slot's run id, with a
+ * deduplication marker that outlives retention) or the skipped record. Idempotent: applying the
+ * same decision twice creates one run and one record, so a pending claim can be completed by
+ * anyone.
+ */
+@Injectable()
+export class SlotApplier {
+  constructor(
+    @Inject(RUN_SINK) private readonly runs: RunSink,
+    private readonly metrics: DroverMetrics,
+  ) {}
+
+  async apply(def: Routine, target: SlotTarget, d: SlotDecision, result: DispatchResult): Promise<void> {
+    const id = runIdForSlot(def.name, target.slot, target.rev);
+    if (d.kind === 'skip') {
+      const { created } = await this.runs.recordSkipped({
+        id,
+        routine: def.name,
+        jobType: def.jobType,
+        queue: def.queue,
+        source: d.source,
+        scheduledFor: target.slot,
+        reason: d.reason,
+      });
+      if (!created) return;
+      this.metrics.scheduleFires.inc({ outcome: d.failed ? 'failed' : 'skipped' });
+      if (d.failed) result.failed.push({ id, error: d.reason });
+      else {
+        this.metrics.runsTotal.inc({ queue: def.queue, job_type: def.jobType, status: 'skipped' });
+        result.skipped.push({ id, reason: d.reason });
+      }
+      return;
+    }
+    for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
+    const { created } = await this.runs.enqueue(this.runFor(def, id, target, d.source));
+    if (!created) return;
+    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+    result.enqueued.push(id);
+  }
+
+  private runFor(def: Routine, id: string, t: SlotTarget, source: 'schedule' | 'catch-up'): NewRunRequest {
+    return {
+      id,
+      routine: def.name,
+      jobType: def.jobType,
+      queue: def.queue,
+      source,
+      scheduledFor: t.slot,
+      payload: def.payload,
+      priority: priorityValue(def.priority),
+      maxAttempts: def.maxAttempts,
+      timeoutMs: def.timeoutMs,
+      backoff: def.backoff,
+      createdBy: 'scheduler',
+      // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then.
+      delayMs: Math.max(0, t.slot - t.now),
+      dedupTtlMs: pendingClaimTtlMs(t.slot, t.now),
+      trackOpen: def.concurrencyPolicy !== 'allow',
+      ...(t.armedVersion !== undefined && { armedVersion: t.armedVersion }),
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { LOGGER } from '@drover/logger';
+import { DroverMetrics } from '@drover/metrics';
+import { Clock } from '@drover/platform';
+import { BullQueues, requestRepair, RoutineStore } from '@drover/store';
+import { Disarmer } from '../fires/disarmer';
+import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { overdueSlot } from './watchdog';
+
+/**
+ * The leader's periodic check of stored state, so that nothing depends on a fire or a change
+ * message arriving: overdue routines (a lost fire, downtime) get a repair fire, which any
+ * scheduler replica dispatches (never on the leader's own serial path, where a slow condition
+ * check would hold up everything else); runs armed for an older version of their routine, or for
+ * a deleted one, are withdrawn.
+ */
+@Injectable()
+export class Watchdog {
+  constructor(
+    private readonly routines: RoutineStore,
+    private readonly disarmer: Disarmer,
+    private readonly bull: BullQueues,
+    private readonly clock: Clock,
+    private readonly metrics: DroverMetrics,
+    @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  /** One pass; returns the routines it asked to repair. `isCurrent` is re-checked before every write. */
+  async pass(isCurrent: () => boolean): Promise<string[]> {
+    const records = await this.routines.list();
+    const states = await this.routines.getStates(records.map((r) => r.def.name));
+    const now = this.clock.now();
+    const repaired: string[] = [];
+    for (const rec of records) {
+      const name = rec.def.name;
+      const state = states.get(name)!;
+      const stale = state.armed.filter((e) => e.version !== rec.version);
+      if (stale.length && isCurrent()) {
+        await this.disarmer.disarm(name, stale, { refire: true, why: 'armed for an older version' });
+      }
+      const due = overdueSlot(rec.def, state, rec.createdAt, now, this.opts.watchdogToleranceMs);
+      if (due === undefined || !isCurrent()) continue;
+      this.metrics.watchdogRepairs.inc();
+      await requestRepair(this.bull, name, due);
+      repaired.push(name);
+      this.log.warn(
+        { routine: name, overdueSince: new Date(due).toISOString() },
+        'watchdog: routine is overdue; asked the schedulers to dispatch it',
+      );
+    }
+    for (const [name, entries] of await this.routines.pendingDisarms()) {
+      if (!isCurrent()) break;
+      await this.disarmer.disarm(name, entries, { refire: false, why: 'the routine was deleted' });
+      await this.routines.clearPendingDisarms(name);
+    }
+    return repaired;
+  }
+}

@@ -1,0 +1,73 @@
+import pino from 'pino';
+import { DroverMetrics } from '@drover/metrics';
+import { Clock } from '@drover/platform';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { BullQueues, QueueRegistry, RoutineStore, RunStore, SlotClaims } from '@drover/store';
+import type { QueueInput } from '@drover/core';
+import { testRedisUrl, uniquePrefix } from '@drover/testing';
+import { ConditionRegistry } from '../conditions/condition-registry.service';
+import { Disarmer } from '../fires/disarmer';
+import { Dispatcher } from '../fires/dispatcher.service';
+import { SlotApplier } from '../fires/slot-applier';
+import { SlotDecider } from '../fires/slot-decider';
+import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
+
+/** A clock the test moves by hand. */
+export class ManualClock extends Clock {
+  constructor(public t: number) {
+    super();
+  }
+  now(): number {
+    return this.t;
+  }
+}
+
+/**
+ * A dispatcher wired to a real Redis (its own key prefix) and real BullMQ queues, the way the
+ * scheduler module wires it, for integration tests. `close()` releases everything.
+ */
+export async function dispatcherHarness(queues: QueueInput[] = [{ name: 'default' }], t0 = Date.now()) {
+  const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'dispatch-test');
+  const keys = new DroverKeys(uniquePrefix('disp'), false);
+  const bull = new BullQueues(conns, keys);
+  const registry = new QueueRegistry(conns.command, keys, bull);
+  await registry.put(queues);
+  const clock = new ManualClock(t0);
+  const log = pino({ level: 'silent' });
+  const runs = new RunStore(conns, keys, registry, { bull, now: () => clock.now() });
+  const routines = new RoutineStore(conns.command, keys);
+  const claims = new SlotClaims(conns.command, keys);
+  const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
+  const metrics = new DroverMetrics({ defaultMetrics: false });
+  const disarmer = new Disarmer(claims, bull, clock, log);
+  const dispatcher = new Dispatcher(
+    routines,
+    claims,
+    new SlotDecider(conditions, runs, log),
+    new SlotApplier(runs, metrics),
+    disarmer,
+    conns,
+    clock,
+    metrics,
+    DEFAULT_SCHEDULER_OPTIONS,
+    log,
+  );
+  return {
+    conns,
+    keys,
+    bull,
+    runs,
+    routines,
+    claims,
+    conditions,
+    metrics,
+    clock,
+    disarmer,
+    dispatcher,
+    async close() {
+      await runs.close();
+      await bull.closeAll();
+      await conns.closeAll();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { BullQueues } from '../queues/bull-queues';
+
+/** The BullMQ queue that carries fires: never a work queue (a Job Scheduler waits for its previous job). */
+export const FIRES_QUEUE = '_fires';
+
+/**
+ * Data of a fire job: which routine is due. The slot is in the job id (see {@link fireOfJob});
+ * a Job Scheduler's iteration stands for the slot `lagMs` before its time.
+ */
+export interface FireJobData {
+  routine: string;
+  lagMs?: number;
+}
+
+/**
+ * Options of every fire job. Kept short on purpose: BullMQ stores them twice per routine (in the
+ * Job Scheduler and in its pending job), which matters at 100k routines. A dispatched fire is
+ * worth nothing afterwards (the run is the record), so it is removed at once; failed fires are
+ * kept (bounded) to debug.
+ */
+export const FIRE_JOB_OPTS = {
+  attempts: 5,
+  backoff: { type: 'fixed', delay: 500 },
+  removeOnComplete: true,
+  removeOnFail: 1000,
+} as const;
+
+/** What a fire job asks for: dispatch the routine as of `slot`, or (a refire) take over that one revoked slot. */
+export interface FireRequest {
+  slot: number;
+  /** Set for a refire: the revision of the revoked claim to take over. */
+  refireOf?: number;
+  /** A repair the leader's watchdog asked for. */
+  repair?: boolean;
+}
+
+/** `repeat:<scheduler>:<millis>` (BullMQ Job Scheduler iterations). */
+const REPEAT_ID = /^repeat:(.+):(\d+)$/;
+/** `once-<routine>-<at>` (one-shot triggers) and `repair-<routine>-<slot>` (watchdog). */
+const ONCE_ID = /^(once|repair)-(.+)-(\d+)$/;
+/** `refire-<routine>-<slot>-<rev>`. */
+const REFIRE_ID = /^refire-(.+)-(\d+)-(\d+)$/;
+
+/** The request a fire job stands for, read from its id (minus the data's lag); undefined for foreign jobs. */
+export function fireOfJob(jobId: string | undefined, lagMs = 0): FireRequest | undefined {
+  const id = jobId ?? '';
+  const refire = REFIRE_ID.exec(id);
+  if (refire) return { slot: Number(refire[2]), refireOf: Number(refire[3]) };
+  const once = ONCE_ID.exec(id);
+  if (once) return { slot: Number(once[3]), ...(once[1] === 'repair' && { repair: true }) };
+  const repeat = REPEAT_ID.exec(id);
+  return repeat ? { slot: Number(repeat[2]) - lagMs } : undefined;
+}
+
+export function onceFireJobId(routine: string, at: number): string {
+  return `once-${routine}-${at}`;
+}
+
+export function repairFireJobId(routine: string, slot: number): string {
+  return `repair-${routine}-${slot}`;
+}
+
+export function refireJobId(routine: string, slot: number, revokedRev: number): string {
+  return `refire-${routine}-${slot}-${revokedRev}`;
+}
+
+/**
+ * Asks the schedulers to decide a revoked slot again (with the routine as it is now) once the slot
+ * comes: a fire job any scheduler replica takes. One job per revocation (the id deduplicates).
+ */
+export async function requestRefire(
+  bull: BullQueues,
+  routine: string,
+  slot: number,
+  revokedRev: number,
+  delayMs: number,
+): Promise<void> {
+  await bull.get(FIRES_QUEUE).add('fire', { routine } satisfies FireJobData, {
+    ...FIRE_JOB_OPTS,
+    jobId: refireJobId(routine, slot, revokedRev),
+    delay: Math.max(0, Math.round(delayMs)),
+  });
+}
+
+/** Asks the schedulers to dispatch an overdue routine now (the leader's watchdog, off its own serial path). */
+export async function requestRepair(bull: BullQueues, routine: string, slot: number): Promise<void> {
+  await bull
+    .get(FIRES_QUEUE)
+    .add('fire', { routine } satisfies FireJobData, { ...FIRE_JOB_OPTS, jobId: repairFireJobId(routine, slot) });
+}

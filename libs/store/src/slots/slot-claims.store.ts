@@ -1,0 +1,130 @@
+import { ScriptCode, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import { routineKeys } from '../routines/routine-keys';
+import {
+  doneClaimTtlMs,
+  encodeArmedEntry,
+  parseClaim,
+  pendingClaimTtlMs,
+  pendingClaimValue,
+  type ArmedEntry,
+  type SlotClaim,
+} from './slot-claim';
+import { encodeDecision, type SlotDecision } from './slot-decision';
+
+export type ClaimOutcome =
+  /** This caller decides the slot (`rev` > 0: a revoked slot taken over). `value` is the stored pending claim. */
+  | { kind: 'claimed'; rev: number; value: string }
+  /** Someone decided it already. */
+  | { kind: 'taken'; claim?: SlotClaim }
+  /** The caller's fencing token is stale: nothing was written. */
+  | { kind: 'stale' }
+  /** The routine no longer exists. */
+  | { kind: 'gone' }
+  /** The slot is behind the routine's cursor and its claim is gone: handled long ago. */
+  | { kind: 'passed' };
+
+export interface ClaimRequest {
+  routine: string;
+  slot: number;
+  decision: SlotDecision;
+  now: number;
+  /** Leader-only callers fence their claims; fires pass none. */
+  token?: string;
+  /** Set when the slot's run is created ahead of the slot (recorded in the routine's armed list). */
+  armed?: { version: number; queue: string };
+  /** A refire: only take over a revoked claim, never claim a fresh slot. */
+  takeoverOnly?: boolean;
+}
+
+/** What workers get from {@link SlotClaims.startArmed}. */
+export type ArmedStart = 'start' | 'routine-deleted' | 'superseded' | 'routine-changed' | 'routine-changed-expired';
+
+const ARMED_START: Record<number, ArmedStart> = {
+  1: 'start',
+  2: 'routine-deleted',
+  3: 'superseded',
+  4: 'routine-changed',
+  5: 'routine-changed-expired',
+};
+
+/**
+ * Slot claims in Redis: the single record of what was decided for each slot of a routine (see
+ * claimSlot-3.lua for the value format and the rules). Every transition is one Lua script, so a
+ * fire, a revocation and a worker starting an armed run can never both win.
+ */
+export class SlotClaims {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: DroverKeys,
+  ) {}
+
+  key(routine: string, slot: number): string {
+    return routineKeys.slot(this.keys, routine, slot);
+  }
+
+  private get scripts() {
+    return withDroverScripts(this.redis);
+  }
+
+  async claim(req: ClaimRequest): Promise<ClaimOutcome> {
+    const decision = encodeDecision(req.decision);
+    const [code, payload] = await this.scripts.claimSlot(
+      this.keys.core('leader'),
+      this.key(req.routine, req.slot),
+      routineKeys.state(this.keys, req.routine),
+      req.token ?? '',
+      req.armed ? 'a' : '-',
+      decision,
+      pendingClaimTtlMs(req.slot, req.now),
+      req.slot,
+      req.armed ? encodeArmedEntry({ slot: req.slot, ...req.armed }) : '',
+      req.now,
+      req.takeoverOnly ? '1' : '',
+    );
+    if (code === 1) {
+      const rev = Number(payload);
+      return { kind: 'claimed', rev, value: pendingClaimValue(!!req.armed, rev, decision) };
+    }
+    if (code === 0) return { kind: 'taken', claim: parseClaim(String(payload)) };
+    if (code === ScriptCode.StaleToken) return { kind: 'stale' };
+    if (code === ScriptCode.RoutineGone) return { kind: 'gone' };
+    return { kind: 'passed' };
+  }
+
+  async get(routine: string, slot: number): Promise<SlotClaim | undefined> {
+    return parseClaim(await this.redis.get(this.key(routine, slot)));
+  }
+
+  /** Marks a pending claim done (final) once its outcome is written; false if it changed meanwhile. */
+  async finish(routine: string, slot: number, pending: string, now: number): Promise<boolean> {
+    const claim = parseClaim(pending);
+    if (!claim) return false;
+    const ttl = doneClaimTtlMs(claim, slot, now);
+    return (await this.scripts.finishSlot(this.key(routine, slot), pending, ttl)) === 1;
+  }
+
+  /**
+   * Withdraws an armed run that has not started: its claim is revoked (a worker will not start it)
+   * and the entry leaves the routine's armed list. Returns the claim as it was if it was revoked.
+   */
+  async revoke(routine: string, entry: ArmedEntry): Promise<SlotClaim | undefined> {
+    const [code, before] = await this.scripts.revokeSlot(
+      this.key(routine, entry.slot),
+      routineKeys.state(this.keys, routine),
+      encodeArmedEntry(entry),
+      entry.version,
+    );
+    return code === 1 ? parseClaim(before) : undefined;
+  }
+
+  /** Whether an armed run (armed for routine `version`, slot revision `rev`) may start now; see startArmedRun-2.lua. */
+  async startArmed(routine: string, slot: number, version: number, rev: number): Promise<ArmedStart> {
+    const code = await this.scripts.startArmedRun(
+      this.key(routine, slot),
+      routineKeys.state(this.keys, routine),
+      version,
+      rev,
+    );
+    return ARMED_START[code] ?? 'superseded';
+  }
+}

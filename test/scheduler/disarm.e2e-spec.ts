@@ -1,0 +1,126 @@
+import { parseBundle, runIdForSlot, type Routine } from '@drover/core';
+import type { ArmedEntry, RunView } from '@drover/store';
+import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
+import { TestCluster } from './cluster';
+
+/**
+ * Runs armed ahead of their slots must never start for a definition that no longer holds —
+ * whether the change reached the leader (pub/sub), or nobody was listening (no scheduler running,
+ * the message lost). The routines here are made through the store, as the API and the client do,
+ * so a scheduler's apply of DROVER_CONFIG does not undo the changes.
+ */
+describe('a deleted, paused or edited routine never starts a run prepared for its old definition', () => {
+  let oracle: HttpOracle;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    oracle = await startHttpOracle();
+    cluster = new TestCluster({ queues: [{ name: 'default', concurrency: 20 }], routines: [] });
+  });
+
+  afterAll(async () => {
+    await cluster.stopAll();
+    await oracle.close();
+  });
+
+  function every(name: string, path: string, extra: Record<string, unknown> = {}): Routine {
+    const res = parseBundle({
+      queues: [{ name: 'default' }],
+      routines: [
+        {
+          name,
+          jobType: 'http.request',
+          queue: 'default',
+          trigger: { kind: 'interval', everyMs: 1000 },
+          payload: { url: `${oracle.url}${path}`, method: 'POST' },
+          ...extra,
+        },
+      ],
+    });
+    if (!res.ok) throw new Error(res.errors.join('; '));
+    return res.bundle.routines[0]!;
+  }
+
+  const hitsOf = (routine: string) => oracle.hits.filter((h) => h.routine === routine);
+
+  /** The routine's runs armed ahead of `after` (they exist as delayed jobs right now). */
+  async function armedAfter(routine: string, after: number): Promise<ArmedEntry[]> {
+    const armed = (await cluster.routines().getState(routine)).armed.filter((e) => e.slot > after);
+    expect(armed.length).toBeGreaterThan(0);
+    return armed;
+  }
+
+  /** Waits until the run of each entry has ended, and returns them. */
+  async function endOf(routine: string, entries: ArmedEntry[], rev = 0): Promise<RunView[]> {
+    return Promise.all(
+      entries.map((e) =>
+        waitFor(
+          `the end of ${routine}@${e.slot} (rev ${rev})`,
+          async () => {
+            const run = await cluster.run(runIdForSlot(routine, e.slot, rev));
+            return run && ['succeeded', 'canceled', 'skipped'].includes(run.status) ? run : undefined;
+          },
+          { timeoutMs: 15_000 },
+        ),
+      ),
+    );
+  }
+
+  it('deleted while no scheduler runs: its armed runs are refused by the worker and never reach the receiver', async () => {
+    const scheduler = await cluster.start('scheduler', 'sched-del');
+    await cluster.start('worker', 'worker-1');
+    await cluster.routines().upsert(every('del-me', '/del'), 'api', Date.now());
+    await oracle.waitFor('two deliveries', () => hitsOf('del-me').length >= 2, 15_000);
+    await scheduler.stop('SIGKILL');
+    const deletedAt = Date.now();
+    const armed = await armedAfter('del-me', deletedAt);
+    expect(await cluster.routines().remove('del-me')).toBe(true);
+
+    const ended = await endOf('del-me', armed);
+    expect(ended.map((r) => [r.status, r.reason])).toEqual(
+      armed.map(() => ['canceled', 'not started: its routine was deleted before its slot']),
+    );
+    expect(hitsOf('del-me').filter((h) => Date.parse(h.scheduledFor) > deletedAt)).toEqual([]);
+  }, 60_000);
+
+  it('edited while no scheduler runs: no run armed for the old payload starts; the next scheduler decides those slots again', async () => {
+    const scheduler = await cluster.start('scheduler', 'sched-edit');
+    await cluster.routines().upsert(every('edit-me', '/old'), 'api', Date.now());
+    await oracle.waitFor('two deliveries', () => hitsOf('edit-me').length >= 2, 15_000);
+    await scheduler.stop('SIGKILL');
+    const editedAt = Date.now();
+    const armed = await armedAfter('edit-me', editedAt);
+    expect(await cluster.routines().upsert(every('edit-me', '/new'), 'api', editedAt)).toBe('updated');
+
+    const refused = await endOf('edit-me', armed);
+    expect(refused.map((r) => r.status)).toEqual(armed.map(() => 'canceled'));
+    expect(hitsOf('edit-me').filter((h) => h.path === '/old' && Date.parse(h.scheduledFor) > editedAt)).toEqual([]);
+
+    // A scheduler comes back: the refused slots are decided again under their next revision, with
+    // the new definition (run if still on time, else recorded per the catch-up policy), and the
+    // routine goes on with the new payload.
+    await cluster.start('scheduler', 'sched-edit-2');
+    const again = await endOf('edit-me', armed, 1);
+    expect(again.every((r) => r.status === 'succeeded' || r.reason === 'catch-up-skip')).toBe(true);
+    await oracle.waitFor(
+      'a delivery of the new payload',
+      () => hitsOf('edit-me').some((h) => h.path === '/new'),
+      15_000,
+    );
+    expect(hitsOf('edit-me').filter((h) => h.path === '/old' && Date.parse(h.scheduledFor) > editedAt)).toEqual([]);
+  }, 90_000);
+
+  it('paused with the leader running: the armed runs are withdrawn and their slots recorded as paused', async () => {
+    await cluster.routines().upsert(every('pause-me', '/pause'), 'api', Date.now());
+    await oracle.waitFor('two deliveries', () => hitsOf('pause-me').length >= 2, 15_000);
+    const pausedAt = Date.now();
+    const armed = await armedAfter('pause-me', pausedAt);
+    await cluster.routines().setStatus('pause-me', 'paused', pausedAt);
+
+    const recorded = await endOf('pause-me', armed, 1);
+    expect(recorded.map((r) => [r.status, r.reason])).toEqual(armed.map(() => ['skipped', 'paused']));
+    // The withdrawn runs themselves are gone, never started.
+    for (const e of armed) expect(await cluster.run(runIdForSlot('pause-me', e.slot))).toBeNull();
+    expect(hitsOf('pause-me').filter((h) => Date.parse(h.scheduledFor) > pausedAt)).toEqual([]);
+  }, 60_000);
+});
