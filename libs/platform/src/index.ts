@@ -1,4 +1,5 @@
 export * from './clock';
+export * from './cluster-clock';
 export * from './readiness.registry';
 export * from './health.controller';
 export * from './platform.module';

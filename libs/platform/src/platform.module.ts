@@ -6,7 +6,8 @@ import { LoggerModule } from '@drover/logger';
 import { MetricsModule } from '@drover/metrics';
 import { RedisModule } from '@drover/redis';
 import { HealthController } from './health.controller';
-import { Clock, SystemClock } from './clock';
+import { Clock } from './clock';
+import { ClusterClock } from './cluster-clock';
 import { ReadinessRegistry } from './readiness.registry';
 
 /** What every Drover app has: config, logs, Redis, metrics, health and readiness. */
@@ -24,7 +25,7 @@ export class PlatformModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [HealthController],
-      providers: [ReadinessRegistry, { provide: Clock, useClass: SystemClock }],
+      providers: [ReadinessRegistry, { provide: Clock, useClass: ClusterClock }],
       exports: [ReadinessRegistry, Clock],
     };
   }

@@ -5,3 +5,4 @@ export * from './test-redis';
 export * from './app-process';
 export * from './prometheus';
 export * from './http-oracle';
+export * from './fake-time';

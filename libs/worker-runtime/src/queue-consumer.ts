@@ -1,10 +1,19 @@
 import { performance } from 'node:perf_hooks';
-import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { afterFailure, retryDelayMs, type Queue } from '@drover/core';
+import { afterFailure, parseSlotRunId, retryDelayMs, type Queue } from '@drover/core';
+import type { Clock } from '@drover/platform';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
-import type { BullQueues } from '@drover/store';
-import { attemptOf, canceledMarker, encodeAttempt, type AttemptRecord, type RunJobData } from '@drover/store';
+import type { BullQueues, SlotClaims } from '@drover/store';
+import {
+  attemptOf,
+  canceledMarker,
+  encodeAttempt,
+  requestRefire,
+  type AttemptRecord,
+  type CanceledMarker,
+  type RunJobData,
+} from '@drover/store';
 import { attemptError, lostAttempts, type AttemptError } from './attempt-errors';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
@@ -27,7 +36,23 @@ export interface ConsumerDeps {
   log: Logger;
   instanceId: string;
   pendingCancels: PendingCancels;
+  claims: SlotClaims;
+  clock: Clock;
 }
+
+/**
+ * How early (ms, cluster time) a run may be handed to a worker before it is sent back to wait for
+ * its slot. BullMQ promotes delayed jobs by the worker's own clock, which may run ahead.
+ */
+const EARLY_TOLERANCE_MS = 20;
+
+/** Why an armed run is not started, as its canceled reason. */
+const NOT_STARTED: Record<string, string> = {
+  'routine-deleted': 'not started: its routine was deleted before its slot',
+  superseded: 'not started: its slot was withdrawn and decided again',
+  'routine-changed': 'not started: its routine changed before its slot; the slot is decided again',
+  'routine-changed-expired': 'not started: its routine changed before its slot',
+};
 
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
@@ -151,12 +176,16 @@ export class QueueConsumer {
   // Two parameters: BullMQ creates an AbortController per job for processors that declare a
   // third; Drover makes its own, and only when a handler reads its signal (see AttemptAbort).
   private readonly process = async (job: Job<RunJobData>, token?: string): Promise<unknown> => {
-    const { metrics, handlers, instanceId, pendingCancels } = this.deps;
+    const { metrics, handlers, instanceId, pendingCancels, clock } = this.deps;
     const queue = this.policy.name;
     const data = job.data;
+    const now = clock.now();
+    if (data.scheduledFor != null && data.scheduledFor - now > EARLY_TOLERANCE_MS) {
+      return this.holdUntilSlot(job, token, data.scheduledFor);
+    }
     const attempt = attemptOf(job);
     const maxAttempts = job.opts.attempts ?? 1;
-    const startedAt = job.processedOn ?? Date.now();
+    const startedAt = now;
     metrics.activeDelta(queue, 1);
     try {
       if (job.attemptsStarted === 1 && data.scheduledFor != null) {
@@ -164,7 +193,11 @@ export class QueueConsumer {
       }
       this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);
-      if (cancel !== undefined) return canceledMarker(cancel, Date.now());
+      if (cancel !== undefined) return canceledMarker(cancel, clock.now());
+      if (data.av !== undefined) {
+        const refused = await this.refuseStaleArm(job);
+        if (refused) return refused;
+      }
       const handler = handlers.get(job.name);
       let outcome: AttemptOutcome;
       if (this.interrupting) outcome = { kind: 'interrupted' };
@@ -199,6 +232,37 @@ export class QueueConsumer {
   };
 
   /**
+   * A run handed out before its slot (this machine's clock runs ahead of the cluster's) goes back
+   * to wait until the slot, on this machine's clock; the start it used is not an attempt.
+   */
+  private async holdUntilSlot(job: Job<RunJobData>, token: string | undefined, slot: number): Promise<never> {
+    await job.updateData({ ...job.data, interrupts: (job.data.interrupts ?? 0) + 1 });
+    await job.moveToDelayed(this.deps.clock.toLocal(slot), token);
+    // Tells BullMQ the job was moved already (it neither completes nor fails it).
+    throw new DelayedError();
+  }
+
+  /**
+   * A run armed ahead of its slot starts only if its slot's claim still names it and its routine
+   * is at the version it was armed for (one script on the claim, atomic with revocations). Else it
+   * ends canceled without running, and a slot revoked here is refired so it is decided again with
+   * the routine as it is now. Only armed runs pay this round trip.
+   */
+  private async refuseStaleArm(job: Job<RunJobData>): Promise<CanceledMarker | undefined> {
+    const { claims, bull, log, clock } = this.deps;
+    const data = job.data;
+    const slot = parseSlotRunId(job.id!);
+    if (!slot || !data.routine || data.av === undefined) return undefined;
+    const verdict = await claims.startArmed(slot.routine, slot.slotMs, data.av, slot.rev);
+    if (verdict === 'start') return undefined;
+    if (verdict === 'routine-changed') {
+      await requestRefire(bull, slot.routine, slot.slotMs, slot.rev, slot.slotMs - clock.now());
+    }
+    log.info({ queue: this.name, run: job.id, routine: slot.routine, verdict }, 'armed run not started');
+    return canceledMarker(NOT_STARTED[verdict] ?? verdict, clock.now());
+  }
+
+  /**
    * Attempts lost to an expired lease are added to the attempt log (written with this attempt's
    * end). If the lost one was the run's last attempt, the run is parked now, without running again.
    */
@@ -228,7 +292,7 @@ export class QueueConsumer {
       case 'succeeded':
         return outcome.result ?? null;
       case 'canceled':
-        return canceledMarker(outcome.reason, Date.now());
+        return canceledMarker(outcome.reason, this.deps.clock.now());
       case 'interrupted':
         await job.updateData({ ...job.data, interrupts: (job.data.interrupts ?? 0) + 1 });
         await job.moveToWait(token);
@@ -237,7 +301,7 @@ export class QueueConsumer {
       case 'lease-lost':
         throw new LeaseLostError();
       case 'failed': {
-        const now = Date.now();
+        const now = this.deps.clock.now();
         const record: AttemptRecord = {
           attempt,
           kind: outcome.recordKind,

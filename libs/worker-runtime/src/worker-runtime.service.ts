@@ -12,9 +12,9 @@ import { AppConfig } from '@drover/config';
 import { queueSchema, type Queue } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { ReadinessRegistry } from '@drover/platform';
+import { Clock, ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
-import { BullQueues, cancelChannel, decodeCancel, QueueRegistry, WorkerCatalog } from '@drover/store';
+import { BullQueues, cancelChannel, decodeCancel, QueueRegistry, SlotClaims, WorkerCatalog } from '@drover/store';
 import { HandlerRegistry } from './handler-registry.service';
 import { PendingCancels } from './pending-cancels';
 import { QueueConsumer } from './queue-consumer';
@@ -37,7 +37,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   private readonly consumers = new Map<string, QueueConsumer>();
   private readonly pendingCancels = new PendingCancels();
   private readonly metrics: RunMetrics;
-  private readonly startedAt = Date.now();
+  private readonly startedAt: number;
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
   private lastError?: string;
   private subscriber?: RedisClient;
@@ -56,13 +56,16 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     private readonly registry: QueueRegistry,
     private readonly bull: BullQueues,
     private readonly catalog: WorkerCatalog,
+    private readonly claims: SlotClaims,
     private readonly handlers: HandlerRegistry,
     private readonly readiness: ReadinessRegistry,
     droverMetrics: DroverMetrics,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(WORKER_RUNTIME_OPTIONS) private readonly options: WorkerRuntimeOptions,
+    private readonly clock: Clock,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
+    this.startedAt = clock.now();
   }
 
   onApplicationBootstrap(): void {
@@ -180,6 +183,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         log: this.log,
         instanceId: this.config.env.instanceId,
         pendingCancels: this.pendingCancels,
+        claims: this.claims,
+        clock: this.clock,
       });
       consumer.start();
       this.consumers.set(name, consumer);
@@ -196,7 +201,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async heartbeat(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     try {
       await this.catalog.publish(
         {
