@@ -269,7 +269,9 @@ describe('WorkerRuntime against a real redis-server', () => {
     });
     const e = run!.errors![0]!;
     expect(e.failedAt - e.startedAt!).toBeGreaterThanOrEqual(190);
-    expect(e.failedAt - e.startedAt!).toBeLessThan(2_000);
+    // The handler never returns: only the abort ends it. 25× the timeout is room for a loaded
+    // machine, still far from a timer armed in the wrong unit.
+    expect(e.failedAt - e.startedAt!).toBeLessThan(5_000);
     expect((gates.get('a-slow')!.aborts[0] as Error).name).toBe('JobTimeoutError');
   });
 
