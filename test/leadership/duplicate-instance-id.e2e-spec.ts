@@ -46,7 +46,7 @@ describe('two scheduler processes with the same DROVER_INSTANCE_ID', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
 
-    expect(samples.length).toBeGreaterThan(10);
+    expect(samples.length).toBeGreaterThan(3);
     expect(samples.filter(([x, y]) => x === 1 && y === 1)).toEqual([]);
     const [last] = samples.slice(-1);
     expect([...last!].sort()).toEqual([0, 1]);
