@@ -14,8 +14,6 @@ export interface Leadership {
 
 export interface LeaderElectorOptions {
   instanceId: string;
-  /** This process start's nonce; a random one by default. Never in a metric label (spec §6). */
-  nonce?: string;
   leaseMs: number;
   /** How often to renew (default lease/3) and, while a follower, to try to acquire. */
   renewEveryMs?: number;
@@ -60,7 +58,8 @@ export class LeaderElector extends EventEmitter {
   ) {
     super();
     this.redis = withDroverScripts(redis);
-    const nonce = opts.nonce ?? randomBytes(6).toString('hex');
+    // Per process start; kept out of metric labels, which stay the plain instance id (spec §6).
+    const nonce = randomBytes(6).toString('hex');
     this.holder = `${opts.instanceId}|${nonce}`;
     this.duplicates = new DuplicateInstanceWatch(nonce);
     metrics?.leader.set({ instance: opts.instanceId }, 0);
