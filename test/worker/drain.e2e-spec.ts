@@ -32,7 +32,9 @@ describe('graceful drain (real worker processes)', () => {
     await oracle.until('4 calls in flight', () => oracle.inFlight === 4);
     const started = Date.now();
     expect(await worker.stop('SIGTERM')).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // It exits once its runs are done, not when the grace period (the default 30 s) ends; the
+    // margin over the 2 s runs is for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(worker.output()).toMatch(/"msg":"drained"/);
     const redis = testRedisClient();
     for (const id of ids) {

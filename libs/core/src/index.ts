@@ -26,3 +26,4 @@ export * from './plan/plan.types';
 export * from './plan/plan-queues';
 export * from './plan/plan-routines';
 export * from './plan/plan';
+export * from './cluster/duplicate-instance';

@@ -30,7 +30,8 @@ export enum ScriptCode {
 }
 
 export interface DroverScripts {
-  leaderAcquire(leaderKey: string, epochKey: string, instance: string, leaseMs: number): Promise<number>;
+  /** `holder` is `<instance>|<nonce>`; answers [epoch, lease value], epoch 0 when another holder has it. */
+  leaderAcquire(leaderKey: string, epochKey: string, holder: string, leaseMs: number): Promise<[number, string]>;
   leaderRenew(leaderKey: string, token: string, leaseMs: number): Promise<number>;
   leaderRelease(leaderKey: string, token: string): Promise<number>;
   fencedHset(leaderKey: string, hashKey: string, token: string, ...fieldValues: string[]): Promise<number>;

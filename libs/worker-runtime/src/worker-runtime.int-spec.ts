@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Worker } from 'bullmq';
+import pino, { type Logger } from 'pino';
 import { z } from 'zod';
 import { loadAppConfig } from '@drover/config';
 import type { QueueInput } from '@drover/core';
@@ -131,7 +132,7 @@ interface RuntimeHandle {
   close(): Promise<void>;
 }
 
-async function startRuntime(prefix: string, env: Record<string, string> = {}): Promise<RuntimeHandle> {
+async function startRuntime(prefix: string, env: Record<string, string> = {}, log?: Logger): Promise<RuntimeHandle> {
   const config = loadAppConfig(
     'worker',
     {},
@@ -143,7 +144,8 @@ async function startRuntime(prefix: string, env: Record<string, string> = {}): P
       ...env,
     },
   );
-  const logger = createLogger({ app: 'worker', instanceId: config.env.instanceId, level: 'silent', format: 'json' });
+  const logger =
+    log ?? createLogger({ app: 'worker', instanceId: config.env.instanceId, level: 'silent', format: 'json' });
   @Module({ imports: [PlatformModule.forRoot(config, logger), WorkerRuntimeModule.forRoot(), TestHandlers] })
   class RuntimeModule {}
   const app = await NestFactory.createApplicationContext(RuntimeModule, { logger: false });
@@ -267,7 +269,9 @@ describe('WorkerRuntime against a real redis-server', () => {
     });
     const e = run!.errors![0]!;
     expect(e.failedAt - e.startedAt!).toBeGreaterThanOrEqual(190);
-    expect(e.failedAt - e.startedAt!).toBeLessThan(2_000);
+    // The handler never returns: only the abort ends it. 25× the timeout is room for a loaded
+    // machine, still far from a timer armed in the wrong unit.
+    expect(e.failedAt - e.startedAt!).toBeLessThan(5_000);
     expect((gates.get('a-slow')!.aborts[0] as Error).name).toBe('JobTimeoutError');
   });
 
@@ -410,6 +414,34 @@ describe('WorkerRuntime against a real redis-server', () => {
       worker: 'worker-b',
     });
   });
+
+  it('two workers given the same DROVER_INSTANCE_ID both log it as an error, naming the id and the other process', async () => {
+    p = await producer(uniquePrefix('rt'), [{ name: 'q' }]);
+    const lines: { level: number; msg: string }[][] = [[], []];
+    const capture = (i: number) =>
+      pino({ level: 'info' }, { write: (line: string) => void lines[i]!.push(JSON.parse(line)) });
+    const errors = (i: number) => lines[i]!.filter((l) => l.level === 50).map((l) => l.msg);
+    const env = { DROVER_INSTANCE_ID: 'worker-twin' };
+    const twins = [await startRuntime(p.prefix, env, capture(0)), await startRuntime(p.prefix, env, capture(1))];
+    try {
+      // Each worker's heartbeat (every 5 s) finds the other's entry under the id after its first write.
+      await waitFor('both workers to log the duplicate', () => errors(0).length > 0 && errors(1).length > 0, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      });
+      for (const i of [0, 1]) {
+        expect(errors(i)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^duplicate DROVER_INSTANCE_ID "worker-twin": another running worker process uses it \\(pid ${process.pid} on `,
+            ),
+          ),
+        ]);
+      }
+    } finally {
+      await Promise.all(twins.map((t) => t.close()));
+    }
+  }, 30_000);
 
   it('follows the queue registry, narrowed by DROVER_QUEUES, and writes the ceilings where BullMQ enforces them', async () => {
     p = await producer(uniquePrefix('rt'), []);

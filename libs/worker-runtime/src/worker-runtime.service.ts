@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   type BeforeApplicationShutdown,
@@ -9,12 +10,20 @@ import {
 import type { Logger } from 'pino';
 import { isDeepStrictEqual } from 'node:util';
 import { AppConfig } from '@drover/config';
-import { queueSchema, type Queue } from '@drover/core';
+import { DuplicateInstanceWatch, queueSchema, type Queue } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock, ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
-import { BullQueues, cancelChannel, decodeCancel, QueueRegistry, SlotClaims, WorkerCatalog } from '@drover/store';
+import {
+  BullQueues,
+  cancelChannel,
+  decodeCancel,
+  QueueRegistry,
+  SlotClaims,
+  WorkerCatalog,
+  type WorkerCatalogEntry,
+} from '@drover/store';
 import { HandlerRegistry } from './handler-registry.service';
 import { PendingCancels } from './pending-cancels';
 import { QueueConsumer } from './queue-consumer';
@@ -48,6 +57,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   /** Resolves once the runtime consumes its queues (for embedding and tests; /readyz says the same). */
   readonly consuming: Promise<void> = new Promise((resolve) => (this.markConsuming = resolve));
   private limitsApplied = false;
+  /** This process start, in the catalog entry: tells two workers given the same instance id apart. */
+  private readonly duplicates = new DuplicateInstanceWatch(randomBytes(6).toString('hex'));
 
   constructor(
     private readonly config: AppConfig,
@@ -203,9 +214,10 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   private async heartbeat(): Promise<void> {
     const now = this.clock.now();
     try {
-      await this.catalog.publish(
+      const replaced = await this.catalog.publish(
         {
           instanceId: this.config.env.instanceId,
+          nonce: this.duplicates.nonce,
           version: this.options.version ?? '0.0.0',
           pid: process.pid,
           hostname: hostname(),
@@ -217,9 +229,24 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         },
         HEARTBEAT_MS * 3,
       );
+      if (replaced && this.duplicates.observe(replaced.nonce)) this.logDuplicate(replaced);
     } catch (err) {
       this.log.debug({ err: (err as Error).message }, 'worker heartbeat failed');
     }
+  }
+
+  private logDuplicate(other: WorkerCatalogEntry): void {
+    const id = this.config.env.instanceId;
+    this.log.error(
+      {
+        instanceId: id,
+        nonce: this.duplicates.nonce,
+        other: { nonce: other.nonce, pid: other.pid, hostname: other.hostname },
+      },
+      `duplicate DROVER_INSTANCE_ID "${id}": another running worker process uses it ` +
+        `(pid ${other.pid} on ${other.hostname}); give every process its own id — the cluster view shows only one ` +
+        'of them and runs record the same worker for both',
+    );
   }
 
   /** SIGTERM: stop taking runs, let running ones finish within the grace period, hand back the rest. */

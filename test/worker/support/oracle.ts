@@ -10,6 +10,8 @@ export interface OracleCall {
   scheduledFor: string;
   attempt: number;
   body: string;
+  /** Every header as received, by lower-case name, one entry per value (a header sent twice has two). */
+  headers: NodeJS.Dict<string[]>;
   at: number;
   /** When the oracle answered; unset while in flight. */
   answeredAt?: number;
@@ -76,6 +78,7 @@ export class Oracle extends EventEmitter {
       scheduledFor: h('x-drover-scheduled-for'),
       attempt: Number(h('x-drover-attempt')),
       body,
+      headers: req.headersDistinct,
       at: Date.now(),
     };
     this.calls.push(call);

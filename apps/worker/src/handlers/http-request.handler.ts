@@ -8,6 +8,7 @@ import {
   type JobHandlerInterface,
   type PayloadOf,
 } from '@drover/worker-runtime';
+import { payloadHeadersSchema, requestHeaders } from './http-headers';
 import { UrlAllowlist } from './url-allowlist';
 
 export const httpRequestJob = defineJob('http.request', {
@@ -19,7 +20,7 @@ export const httpRequestJob = defineJob('http.request', {
         z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
       )
       .default('GET'),
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: payloadHeadersSchema.default({}),
     /** A string is sent as is; anything else as JSON. */
     body: z.unknown().optional(),
     timeoutMs: z.number().int().positive().max(3_600_000).optional(),
@@ -58,8 +59,9 @@ async function readCapped(res: Response): Promise<string> {
 /**
  * Calls a URL. Every request carries X-Drover-Run-Id, -Routine, -Scheduled-For (ISO 8601; the slot,
  * or the enqueue time of an ad-hoc run: the same on every attempt) and -Attempt (1-based, counting
- * an attempt lost to an expired lease), so the receiver can deduplicate. A non-2xx answer (also a
- * redirect: they are not followed, so the allowlist cannot be walked around) fails the attempt.
+ * an attempt lost to an expired lease), so the receiver can deduplicate; they replace a payload
+ * header of the same name in any case (see requestHeaders). A non-2xx answer (also a redirect:
+ * they are not followed, so the allowlist cannot be walked around) fails the attempt.
  */
 @JobHandler(httpRequestJob)
 export class HttpRequestHandler implements JobHandlerInterface<HttpRequestPayload, HttpRequestResult> {
@@ -75,19 +77,20 @@ export class HttpRequestHandler implements JobHandlerInterface<HttpRequestPayloa
       throw new PermanentError(`${url.origin}${url.pathname} is not allowed: ${this.allowlist.describe()}`);
     }
     const { run } = ctx;
-    const headers: Record<string, string> = { ...p.headers };
     let body: string | undefined;
     if (p.body !== undefined && p.method !== 'GET' && p.method !== 'HEAD') {
       body = typeof p.body === 'string' ? p.body : JSON.stringify(p.body);
-      if (typeof p.body !== 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-        headers['content-type'] = 'application/json';
-      }
     }
-    // Set last: a payload cannot forge them.
-    headers['X-Drover-Run-Id'] = run.id;
-    headers['X-Drover-Routine'] = run.routine ?? '';
-    headers['X-Drover-Scheduled-For'] = new Date(run.scheduledFor ?? run.createdAt).toISOString();
-    headers['X-Drover-Attempt'] = String(run.attempt);
+    const headers = requestHeaders(
+      p.headers,
+      {
+        runId: run.id,
+        routine: run.routine ?? '',
+        scheduledFor: new Date(run.scheduledFor ?? run.createdAt).toISOString(),
+        attempt: run.attempt,
+      },
+      body !== undefined && typeof p.body !== 'string' ? 'application/json' : undefined,
+    );
     const signal = p.timeoutMs ? AbortSignal.any([ctx.signal, AbortSignal.timeout(p.timeoutMs)]) : ctx.signal;
     let res: Response;
     try {

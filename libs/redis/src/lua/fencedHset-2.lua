@@ -5,7 +5,7 @@
   Input:
     KEYS[1] leader key
     KEYS[2] hash to write
-    ARGV[1] fencing token "<instance>|<epoch>"
+    ARGV[1] fencing token "<instance>|<nonce>|<epoch>"
     ARGV[2..] field, value pairs ("" value deletes the field)
 
   Output:

@@ -1,9 +1,10 @@
 --[[
-  Gives the lease up (compare-and-DEL) so a successor need not wait for it to expire.
+  Gives the lease up (compare-and-DEL on the whole value) so a successor need not wait for it
+  to expire.
 
   Input:
     KEYS[1] leader key
-    ARGV[1] fencing token "<instance>|<epoch>"
+    ARGV[1] fencing token "<instance>|<nonce>|<epoch>"
 
   Output:
     1 released, 0 it was not ours (any more)

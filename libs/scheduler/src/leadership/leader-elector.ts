@@ -1,12 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { DuplicateInstanceWatch } from '@drover/core';
 import type { DroverMetrics } from '@drover/metrics';
 import { withDroverScripts, type DroverKeys, type DroverScripts, type RedisClient } from '@drover/redis';
 
 export interface Leadership {
   epoch: number;
-  /** `<instance>|<epoch>`: what fenced writes must present. */
+  /** `<instance>|<nonce>|<epoch>`: what fenced writes must present. */
   token: string;
 }
 
@@ -25,7 +27,14 @@ export interface LeaderElectorOptions {
  * command was sent, so it stops leader work no later than Redis expires the lease — even if it was
  * frozen (SIGSTOP, GC) and its timers have not run yet. Writes that matter are also fenced in Lua.
  *
- * Emits `elected` (Leadership) and `demoted` (reason) — tests await these instead of sleeping.
+ * The lease holder is the instance id plus a nonce drawn at process start, so two processes given
+ * the same DROVER_INSTANCE_ID are two candidates: only one can hold the lease, and neither renews
+ * or releases the other's. Such a duplicate is a misconfiguration, logged at error level: every
+ * tick also writes the nonce to a key per instance id, and finding another nonce there on any
+ * write but the first means another live process uses this id (see DuplicateInstanceWatch).
+ *
+ * Emits `elected` (Leadership), `demoted` (reason) and `duplicate` (the other process's nonce) —
+ * tests await these instead of sleeping.
  */
 export class LeaderElector extends EventEmitter {
   private readonly redis: RedisClient & DroverScripts;
@@ -34,6 +43,11 @@ export class LeaderElector extends EventEmitter {
   private timer?: NodeJS.Timeout;
   private stopped = true;
   private ticking = false;
+  /** `<instance>|<nonce>`: who this process start is in the lease. */
+  readonly holder: string;
+  private readonly duplicates: DuplicateInstanceWatch;
+  /** Lease values held under this instance id by another start, already logged. */
+  private readonly sightings = new Set<string>();
 
   constructor(
     redis: RedisClient,
@@ -44,7 +58,15 @@ export class LeaderElector extends EventEmitter {
   ) {
     super();
     this.redis = withDroverScripts(redis);
+    // Per process start; kept out of metric labels, which stay the plain instance id (spec §6).
+    const nonce = randomBytes(6).toString('hex');
+    this.holder = `${opts.instanceId}|${nonce}`;
+    this.duplicates = new DuplicateInstanceWatch(nonce);
     metrics?.leader.set({ instance: opts.instanceId }, 0);
+  }
+
+  get nonce(): string {
+    return this.duplicates.nonce;
   }
 
   get leaderKey(): string {
@@ -53,6 +75,11 @@ export class LeaderElector extends EventEmitter {
 
   get epochKey(): string {
     return this.keys.core('leader-epoch');
+  }
+
+  /** Holds the nonce of the process start that last campaigned under this instance id. */
+  get candidateKey(): string {
+    return this.keys.core('leader-candidate', this.opts.instanceId);
   }
 
   /** The current leadership, only while the local deadline has not passed. */
@@ -111,23 +138,26 @@ export class LeaderElector extends EventEmitter {
     this.ticking = true;
     const sentAt = performance.now();
     try {
+      // Redis trouble is reported by the lease command of the same tick.
+      const presence = this.announce().catch(() => undefined);
       const held = this.leadership;
       if (held) {
         const ok = await this.redis.leaderRenew(this.leaderKey, held.token, this.opts.leaseMs);
         if (ok === 1 && this.current === held) this.deadline = sentAt + this.opts.leaseMs;
         else if (ok !== 1) this.demote('lease lost to another instance');
       } else if (!this.stopped) {
-        const epoch = await this.redis.leaderAcquire(
+        const [epoch, value] = await this.redis.leaderAcquire(
           this.leaderKey,
           this.epochKey,
-          this.opts.instanceId,
+          this.holder,
           this.opts.leaseMs,
         );
         if (epoch > 0 && !this.stopped) {
           this.deadline = sentAt + this.opts.leaseMs;
-          this.promote({ epoch, token: `${this.opts.instanceId}|${epoch}` });
-        }
+          this.promote({ epoch, token: value });
+        } else if (epoch === 0) this.noteHolder(value);
       }
+      await presence;
     } catch (err) {
       // Redis unreachable: keep trying; the local deadline demotes us in time if this persists.
       this.log?.warn({ err: (err as Error).message }, 'leader lease check failed');
@@ -136,6 +166,36 @@ export class LeaderElector extends EventEmitter {
       this.armDeadline();
       this.schedule();
     }
+  }
+
+  /** Writes this start's nonce under the instance id and checks what it replaced. */
+  private async announce(): Promise<void> {
+    const res = await this.redis
+      .multi()
+      .get(this.candidateKey)
+      .set(this.candidateKey, this.nonce, 'PX', this.opts.leaseMs)
+      .exec();
+    const [err, found] = res?.[0] ?? [null, null];
+    if (err) throw err;
+    const other = this.duplicates.observe(found as string | null);
+    if (!other) return;
+    this.log?.error(
+      { instanceId: this.opts.instanceId, nonce: this.nonce, otherNonce: other },
+      `duplicate DROVER_INSTANCE_ID "${this.opts.instanceId}": another running scheduler process uses it; ` +
+        'give every process its own id (leader election keeps them apart, but logs and metrics cannot)',
+    );
+    this.emit('duplicate', other);
+  }
+
+  /** The lease is held by someone else; say so once if it is another start of this instance id. */
+  private noteHolder(value: string): void {
+    if (!value.startsWith(`${this.opts.instanceId}|`) || this.sightings.has(value)) return;
+    this.sightings.add(value);
+    this.log?.warn(
+      { instanceId: this.opts.instanceId, nonce: this.nonce, lease: value },
+      `the leader lease is held under DROVER_INSTANCE_ID "${this.opts.instanceId}" by another process start ` +
+        '(an earlier one that did not release it, or a duplicate); waiting for it like any other candidate',
+    );
   }
 
   private deadlineTimer?: NodeJS.Timeout;

@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { Retention } from '@drover/core';
 import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
+import { readJobWithState } from './job-with-state';
 import { priorityValueOfBull, replayRunId } from './run-ids';
 import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
@@ -63,10 +64,9 @@ export class ParkedRuns {
   }
 
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {
-    const q = this.deps.bull.get(queue);
-    const [job, state] = await Promise.all([q.getJob(id) as Promise<Job<RunJobData> | undefined>, q.getJobState(id)]);
-    if (!job?.id || state !== 'failed') return undefined;
-    return runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') as ParkedRun;
+    const { job, state } = await readJobWithState(this.deps.bull.get(queue), id);
+    if (!job || state !== 'failed') return undefined;
+    return runFromJob(queue, job, 'failed') as ParkedRun;
   }
 
   /**
@@ -76,14 +76,16 @@ export class ParkedRuns {
    */
   async replay(queue: string, id: string): Promise<ReplayResult> {
     const q = this.deps.bull.get(queue);
-    const [job, state] = await Promise.all([q.getJob(id) as Promise<Job<RunJobData> | undefined>, q.getJobState(id)]);
-    if (!job?.id || state !== 'failed') {
+    // The replay id derives from finishedOn: a hash older than its `failed` state (none yet) would
+    // give a concurrent replay of the same run another id, and so a second new run.
+    const { job, state } = await readJobWithState(q, id);
+    if (!job || state !== 'failed') {
       const done = await this.deps.tombstones.get(id);
       if (done?.replayedAs && done.queue === queue) return { replayOf: id, id: done.replayedAs };
-      const status = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, state)?.status : undefined;
+      const status = job ? runFromJob(queue, job, state)?.status : undefined;
       throw new NotParkedError(id, queue, status ?? done?.status);
     }
-    const parked = runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed')!;
+    const parked = runFromJob(queue, job, 'failed')!;
     const d = job.data;
     const newId = replayRunId(id, job.finishedOn ?? job.timestamp);
     await this.deps.enqueue({

@@ -36,6 +36,8 @@ export async function listQueueRuns(bull: BullQueues, queues: string[], query: Q
   const states = query.status ? STATES_OF[query.status] : ALL_STATES;
   const reads = queues.flatMap((queue) =>
     states.map(async (state) => {
+      // BullMQ reads the ids in `state` first and each job's hash after them, so every hash is at
+      // least as new as the state it is shown with (see readJobWithState).
       const jobs = (await bull.get(queue).getJobs([state], 0, limit - 1, false)) as Job<RunJobData>[];
       return jobs.map((job) =>
         job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, state) : undefined,

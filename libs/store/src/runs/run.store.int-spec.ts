@@ -236,6 +236,7 @@ describe('WorkerCatalog', () => {
     const catalog = new WorkerCatalog(connections.command, new DroverKeys(uniquePrefix('cat'), false));
     const entry = {
       instanceId: 'w-1',
+      nonce: 'n1',
       version: '1.0.0',
       pid: 1,
       hostname: 'h',
@@ -253,5 +254,30 @@ describe('WorkerCatalog', () => {
     await catalog.remove('w-1');
     expect(await catalog.list()).toEqual([]);
     await connections.closeAll();
+  });
+
+  it('answers the entry a publish replaced, so a second process under the same instance id shows', async () => {
+    const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
+    const catalog = new WorkerCatalog(connections.command, new DroverKeys(uniquePrefix('cat'), false));
+    const entry = {
+      instanceId: 'w-1',
+      nonce: 'n1',
+      version: '1.0.0',
+      pid: 1,
+      hostname: 'h',
+      queues: [],
+      jobTypes: [],
+      startedAt: 1,
+      heartbeatAt: 2,
+      draining: false,
+    };
+    try {
+      expect(await catalog.publish(entry, 60_000)).toBeUndefined();
+      expect(await catalog.publish({ ...entry, nonce: 'n2', pid: 2 }, 60_000)).toEqual(entry);
+      expect(await catalog.publish({ ...entry, heartbeatAt: 3 }, 60_000)).toMatchObject({ nonce: 'n2', pid: 2 });
+      expect((await catalog.list()).map((w) => w.nonce)).toEqual(['n1']);
+    } finally {
+      await connections.closeAll();
+    }
   });
 });

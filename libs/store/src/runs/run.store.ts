@@ -9,7 +9,8 @@ import { RunIndex, type RunRef } from './run-index';
 import { listQueueRuns, type QueueRunsQuery } from './run-listing';
 import type { RunJobData } from './run-job-data';
 import { RunTombstones } from './run-tombstones';
-import { runFromJob, type BullJobState, type RunView } from './run-view';
+import { readJobWithState } from './job-with-state';
+import { runFromJob, type RunView } from './run-view';
 import { RunWaiter } from './run-waiter';
 import { RunWriter, type NewRun, type SkippedRun } from './run-writer';
 
@@ -93,10 +94,8 @@ export class RunStore {
   }
 
   private async viewIn(queue: string, id: string): Promise<RunView | undefined> {
-    const q = this.bull.get(queue);
-    const [job, state] = await Promise.all([q.getJob(id) as Promise<Job<RunJobData> | undefined>, q.getJobState(id)]);
-    if (!job?.id) return undefined;
-    return runFromJob(queue, job as Job<RunJobData> & { id: string }, state as BullJobState);
+    const { job, state } = await readJobWithState(this.bull.get(queue), id);
+    return job && runFromJob(queue, job, state);
   }
 
   /** The run view, or null. `queue` (optional) saves the lookup when the caller knows it. */

@@ -3,6 +3,8 @@ import type { DroverKeys, RedisClient } from '@drover/redis';
 /** What a worker process tells the cluster about itself (spec §5 `cluster` view). Times are epoch ms. */
 export interface WorkerCatalogEntry {
   instanceId: string;
+  /** Drawn at process start: tells two processes given the same instance id apart. */
+  nonce: string;
   version: string;
   pid: number;
   hostname: string;
@@ -31,12 +33,21 @@ export class WorkerCatalog {
     return this.keys.core('workers');
   }
 
-  async publish(entry: WorkerCatalogEntry, ttlMs: number): Promise<void> {
-    await this.redis
+  /**
+   * Writes (or refreshes) the entry; answers the entry it replaced, read in the same transaction
+   * — another process's under the same instance id shows a duplicate (see DuplicateInstanceWatch).
+   */
+  async publish(entry: WorkerCatalogEntry, ttlMs: number): Promise<WorkerCatalogEntry | undefined> {
+    const key = this.entryKey(entry.instanceId);
+    const res = await this.redis
       .multi()
-      .set(this.entryKey(entry.instanceId), JSON.stringify(entry), 'PX', ttlMs)
+      .get(key)
+      .set(key, JSON.stringify(entry), 'PX', ttlMs)
       .sadd(this.indexKey, entry.instanceId)
       .exec();
+    const [err, previous] = res?.[0] ?? [null, null];
+    if (err) throw err;
+    return typeof previous === 'string' ? (JSON.parse(previous) as WorkerCatalogEntry) : undefined;
   }
 
   async remove(instanceId: string): Promise<void> {

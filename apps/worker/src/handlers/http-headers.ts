@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/** What Drover tells the receiver on every request (spec §5), so it can deduplicate. */
+export interface DroverHeaderValues {
+  runId: string;
+  /** Empty for an ad-hoc run. */
+  routine: string;
+  /** ISO 8601. */
+  scheduledFor: string;
+  /** 1-based. */
+  attempt: number;
+}
+
+/**
+ * Headers the HTTP client owns because they frame the message or the connection: a payload's
+ * `Content-Length` or `Transfer-Encoding` could split one request into two on the receiver's
+ * side, and `Host` could address another virtual host than the allowlisted URL names.
+ */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
+const DROVER_HEADER_NAMES = new Set([
+  'x-drover-run-id',
+  'x-drover-routine',
+  'x-drover-scheduled-for',
+  'x-drover-attempt',
+]);
+
+/** RFC 9110 §5.1: a field name is a token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.5: HTAB, SP, visible ASCII and obs-text; above U+00FF fetch cannot encode it. */
+const FORBIDDEN_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+function describeChar(ch: string): string {
+  const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const names: Record<string, string> = { '\r': 'CR', '\n': 'LF', '\0': 'NUL' };
+  return names[ch] ? `${names[ch]} (${code})` : code;
+}
+
+/** Why a payload header cannot be sent as given; undefined when it can. */
+function headerProblem(name: string, value: string, firstSpelling: string | undefined): string | undefined {
+  if (!TOKEN.test(name)) return "is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)";
+  const lower = name.toLowerCase();
+  // Replaced by Drover's own value whatever it holds (see requestHeaders).
+  if (DROVER_HEADER_NAMES.has(lower)) return undefined;
+  if (TRANSPORT_HEADERS.has(lower)) return 'is set by the HTTP client from the URL and body; a payload may not set it';
+  if (firstSpelling !== undefined) {
+    return `is given twice (also as "${firstSpelling}"); header names are case-insensitive`;
+  }
+  const bad = FORBIDDEN_IN_VALUE.exec(value);
+  if (bad) return `value holds ${describeChar(bad[0])} at index ${bad.index}, which a header value may not carry`;
+  return undefined;
+}
+
+/**
+ * The `headers` of an `http.request` payload. Refused (the run is parked as an invalid payload,
+ * naming the header) rather than left to fetch, which would throw at send time — a retry
+ * cannot fix the payload — or, for framing headers, send something other than what was asked.
+ */
+export const payloadHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  const seen = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerProblem(name, value, seen.get(name.toLowerCase()));
+    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    if (!seen.has(name.toLowerCase())) seen.set(name.toLowerCase(), name);
+  }
+});
+
+/**
+ * The headers a request is sent with: the payload's, then Drover's four. Header names are
+ * case-insensitive and fetch joins two spellings of one name into a single `a, b` value, so a
+ * payload header that names one of Drover's in any case is dropped, not merged — the receiver
+ * must be able to trust them. `contentType` is used only when the payload sets none.
+ */
+export function requestHeaders(
+  payload: Record<string, string>,
+  drover: DroverHeaderValues,
+  contentType?: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    if (!DROVER_HEADER_NAMES.has(name.toLowerCase())) out[name] = value;
+  }
+  if (contentType && !Object.keys(out).some((h) => h.toLowerCase() === 'content-type')) {
+    out['content-type'] = contentType;
+  }
+  out['X-Drover-Run-Id'] = drover.runId;
+  out['X-Drover-Routine'] = drover.routine;
+  out['X-Drover-Scheduled-For'] = drover.scheduledFor;
+  out['X-Drover-Attempt'] = String(drover.attempt);
+  return out;
+}
