@@ -15,7 +15,11 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
 
   beforeAll(async () => {
     oracle = await startHttpOracle();
-    cluster = new TestCluster({ queues: [{ name: 'default', concurrency: 20 }], routines: [] });
+    // A short lease: each test starts a scheduler after the previous one was killed.
+    cluster = new TestCluster(
+      { queues: [{ name: 'default', concurrency: 20 }], routines: [] },
+      { DROVER_LEADER_TTL_MS: '2000' },
+    );
   });
 
   afterAll(async () => {
@@ -43,11 +47,16 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
 
   const hitsOf = (routine: string) => oracle.hits.filter((h) => h.routine === routine);
 
-  /** The routine's runs armed ahead of `after` (they exist as delayed jobs right now). */
+  /** The routine's runs armed for slots after `after` (delayed jobs right now), once there are some. */
   async function armedAfter(routine: string, after: number): Promise<ArmedEntry[]> {
-    const armed = (await cluster.routines().getState(routine)).armed.filter((e) => e.slot > after);
-    expect(armed.length).toBeGreaterThan(0);
-    return armed;
+    return waitFor(
+      `${routine} to have runs armed ahead`,
+      async () => {
+        const armed = (await cluster.routines().getState(routine)).armed.filter((e) => e.slot > after);
+        return armed.length > 0 ? armed : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
   }
 
   /** Waits until the run of each entry has ended, and returns them. */

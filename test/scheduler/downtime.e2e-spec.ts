@@ -4,8 +4,8 @@ import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import { TestCluster } from './cluster';
 
 const POLICIES = ['skip', 'last', 'all'] as const;
-/** The scheduler's default: a slot later than this when dispatched is "missed". */
-const MISSED_AFTER_MS = 4000;
+/** The routines' misfire grace: a slot later than this when dispatched is "missed". */
+const MISFIRE_GRACE_MS = 2000;
 
 describe('catch-up after all schedulers were down', () => {
   let oracle: HttpOracle;
@@ -21,6 +21,7 @@ describe('catch-up after all schedulers were down', () => {
         queue: 'default',
         trigger: { kind: 'interval', everyMs: 1000 },
         catchUpPolicy: policy,
+        misfireGraceMs: MISFIRE_GRACE_MS,
         payload: { url: `${oracle.url}/hit`, method: 'POST' },
       })),
     });
@@ -74,8 +75,8 @@ describe('catch-up after all schedulers were down', () => {
       // None missing: each slot has exactly one run record, and ran at most once.
       expect(runs.map((r) => r.id)).toEqual(slots.map((t) => runIdForSlot(routine, t)));
       for (const t of slots) expect(hits.filter((h) => Date.parse(h.scheduledFor) === t).length).toBeLessThanOrEqual(1);
-      // The gap was long enough for some slots to count as missed (more than MISSED_AFTER_MS late).
-      expect(restartedAt - stoppedAt).toBeGreaterThan(MISSED_AFTER_MS);
+      // The gap was long enough for some slots to count as missed (more than MISFIRE_GRACE_MS late).
+      expect(restartedAt - stoppedAt).toBeGreaterThan(MISFIRE_GRACE_MS);
       expect(missed.length).toBeGreaterThan(0);
 
       if (policy === 'skip') {
@@ -83,17 +84,11 @@ describe('catch-up after all schedulers were down', () => {
         expect(missed.some((r) => ran.has(r.scheduledFor!))).toBe(false);
       }
       if (policy === 'last') {
-        const caughtUp = missed.filter((r) => r.source === 'catch-up' && r.status !== 'skipped');
-        expect(caughtUp).toHaveLength(1);
-        // The one catch-up run is the newest missed slot; older missed slots were superseded.
-        const newestMissed = Math.max(...missed.map((r) => r.scheduledFor!));
-        expect(caughtUp[0]!.scheduledFor).toBe(newestMissed);
-        expect(ran.has(newestMissed)).toBe(true);
-        expect(
-          missed
-            .filter((r) => r !== caughtUp[0])
-            .every((r) => r.status === 'skipped' && view(r).reason === 'superseded'),
-        ).toBe(true);
+        // The first dispatch after the restart finds the newest slots on time (within the grace):
+        // they run, and every missed slot is superseded by them (docs/core.md; a run for the newest
+        // missed slot happens only when no slot is on time, see the dispatcher's int tests).
+        expect(missed.every((r) => r.status === 'skipped' && view(r).reason === 'superseded')).toBe(true);
+        expect(missed.some((r) => ran.has(r.scheduledFor!))).toBe(false);
       }
       if (policy === 'all') {
         expect(missed.every((r) => r.source === 'catch-up' && r.status !== 'skipped')).toBe(true);

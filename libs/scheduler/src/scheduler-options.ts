@@ -7,12 +7,6 @@ export interface SchedulerOptions {
   /** Full reconcile period (changes are also reconciled at once through pub/sub). */
   reconcileEveryMs: number;
   gaugesEveryMs: number;
-  /**
-   * A due slot later than this is *missed* and handled by the routine's catch-up policy; one that
-   * is less late fires normally. It must exceed the time a dead replica's fire takes to be retried
-   * (fire lock + stalled check), or a replica crash would turn a slot into a "missed" one.
-   */
-  missedAfterMs: number;
   /** Fires processed at once by this replica. */
   fireConcurrency: number;
 }
@@ -25,5 +19,4 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   reconcileEveryMs: 60_000,
   gaugesEveryMs: 5_000,
   fireConcurrency: 200,
-  missedAfterMs: 4_000,
 };

@@ -49,6 +49,7 @@ describe('parseBundle', () => {
       maxCatchUp: 100,
       maxLaunchFailures: 5,
       conditionTimeoutMs: 10_000,
+      misfireGraceMs: 60_000,
       status: 'active',
       system: false,
       labels: {},

@@ -3,6 +3,7 @@ import { nameSchema } from './name.schema';
 import { backoffSchema } from './queue.schema';
 import { checkPayload } from './payload.policy';
 import { triggerSchema } from './trigger.schema';
+import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
 /** Named priorities; numbers may be used directly (higher runs first). See `priorityValue`. */
@@ -44,6 +45,11 @@ export function routineSchema(opts?: ValidationOptions) {
     maxCatchUp: z.number().int().positive().max(10_000).default(100),
     /** A fire started later than `slot + startingDeadlineMs` is skipped. Unset = no deadline. */
     startingDeadlineMs: z.number().int().nonnegative().optional(),
+    /**
+     * A slot dispatched at most this late (ms) runs normally; a later one is *missed* and follows
+     * `catchUpPolicy`. At most an hour.
+     */
+    misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
     /** Name of a registered condition check run before enqueueing. */
     condition: z.string().min(1).max(200).optional(),
     /**

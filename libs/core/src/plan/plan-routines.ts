@@ -9,7 +9,7 @@ import type { PlanResult, PlanState, RoutineState } from './plan.types';
 
 type RoutinePhase = Pick<PlanResult, 'fires' | 'skips' | 'waiting' | 'upcoming'>;
 
-function planRoutine(rs: RoutineState, now: number, state: PlanState, queues: Set<string>, out: RoutinePhase): void {
+function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: RoutinePhase): void {
   const { routine } = rs;
   const subject = { kind: 'routine', name: routine.name } as const;
   if (routine.status !== 'active') {
@@ -34,7 +34,7 @@ function planRoutine(rs: RoutineState, now: number, state: PlanState, queues: Se
     policy: routine.catchUpPolicy,
     maxCatchUp: routine.maxCatchUp,
     ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
-    ...(state.graceMs !== undefined && { graceMs: state.graceMs }),
+    misfireGraceMs: routine.misfireGraceMs,
   });
   const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
   const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
@@ -65,6 +65,6 @@ export function planRoutines(state: PlanState, now: number): RoutinePhase {
   const out: RoutinePhase = { fires: [], skips: [], waiting: [], upcoming: [] };
   const queues = new Set(state.queues.map((q) => q.queue.name));
   const routines = [...state.routines].sort((a, b) => compareStrings(a.routine.name, b.routine.name));
-  for (const rs of routines) planRoutine(rs, now, state, queues, out);
+  for (const rs of routines) planRoutine(rs, now, queues, out);
   return out;
 }

@@ -36,8 +36,6 @@ export interface PlanState {
   routines: readonly RoutineState[];
   /** Exponent weight in weighted staleness. Default 1. */
   depthWeight?: number;
-  /** Passed to catch-up (see `catchUp`). */
-  graceMs?: number;
 }
 
 export type WaitReason =

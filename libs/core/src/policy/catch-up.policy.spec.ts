@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Trigger } from '../model/trigger.schema';
 import { slotsBetween } from '../schedule/next-fire';
-import { catchUp, type CatchUpInput } from './catch-up.policy';
+import { catchUp, catchUpOne, type CatchUpInput } from './catch-up.policy';
 
 const NOW = 1_749_996_000_000; // 2025-06-15T14:00:00Z, a whole hour
 const S = 1000;
@@ -54,7 +54,7 @@ describe('catchUp', () => {
     ],
     ['all', [30, 20, 10, 0], []],
   ])('policy %s with an on-time slot: fires %j', (policy, fired, skipped) => {
-    const r = catchUp({ ...base, lastSlot: NOW - 40 * S, policy });
+    const r = catchUp({ ...base, lastSlot: NOW - 40 * S, policy, misfireGraceMs: 5 * S });
     expect(ago(r.fire)).toEqual(fired);
     expect(r.skip.map((s) => [(NOW - s.slot) / S, s.reason])).toEqual(skipped);
     expect(r.cursor).toBe(NOW);
@@ -84,15 +84,34 @@ describe('catchUp', () => {
   ])('policy %s after downtime (newest slot later than the grace): fires %j s ago', (policy, fired, skipped) => {
     const everyMinute: Trigger = { kind: 'interval', everyMs: 60 * S };
     const now = NOW + 45 * S; // newest slot (NOW) is 45 s late
-    const r = catchUp({ trigger: everyMinute, now, lastSlot: NOW - 180 * S, policy, graceMs: 30 * S });
+    const r = catchUp({ trigger: everyMinute, now, lastSlot: NOW - 180 * S, policy, misfireGraceMs: 30 * S });
     expect(r.fire.map((f) => (now - f.slot) / S)).toEqual(fired);
     expect(r.fire.every((f) => f.source === 'catch-up')).toBe(true);
     expect(r.skip.map((s) => [(now - s.slot) / S, s.reason])).toEqual(skipped);
     expect(r.cursor).toBe(NOW);
   });
 
+  it('fires every slot within the misfire grace normally, so a delay of seconds is never a catch-up', () => {
+    for (const policy of ['skip', 'last', 'all'] as const) {
+      const r = catchUp({ ...base, now: NOW + 3 * S, lastSlot: NOW - 40 * S, policy, misfireGraceMs: 45 * S });
+      expect(r.fire).toEqual([30, 20, 10, 0].map((ago) => ({ slot: NOW - ago * S, source: 'schedule' })));
+      expect(r.skip).toEqual([]);
+    }
+    expect(catchUp({ ...base, lastSlot: NOW - 40 * S, policy: 'skip' }).fire).toHaveLength(4); // default: 60 s
+  });
+
+  it('decides one slot on its own as catch-up would', () => {
+    const one = (late: number, policy: 'skip' | 'last' | 'all', extra = {}) =>
+      catchUpOne(NOW, { now: NOW + late, policy, misfireGraceMs: 10 * S, ...extra });
+    expect(one(5 * S, 'skip')).toEqual({ fire: { slot: NOW, source: 'schedule' } });
+    expect(one(20 * S, 'skip')).toEqual({ skip: { slot: NOW, reason: 'catch-up-skip' } });
+    expect(one(20 * S, 'last')).toEqual({ fire: { slot: NOW, source: 'catch-up' } });
+    expect(one(20 * S, 'all')).toEqual({ fire: { slot: NOW, source: 'catch-up' } });
+    expect(one(5 * S, 'all', { startingDeadlineMs: S })).toEqual({ skip: { slot: NOW, reason: 'deadline-exceeded' } });
+  });
+
   it('caps policy all at the newest maxCatchUp missed slots', () => {
-    const r = catchUp({ ...base, lastSlot: NOW - 60 * S, policy: 'all', maxCatchUp: 2 });
+    const r = catchUp({ ...base, lastSlot: NOW - 60 * S, policy: 'all', maxCatchUp: 2, misfireGraceMs: 5 * S });
     expect(ago(r.fire)).toEqual([20, 10, 0]);
     expect(r.skip.map((s) => [(NOW - s.slot) / S, s.reason])).toEqual([
       [50, 'catch-up-capped'],
@@ -122,14 +141,14 @@ describe('catchUp', () => {
   it('policy last fires the newest missed slot still inside the deadline', () => {
     const everyMinute: Trigger = { kind: 'interval', everyMs: 60 * S };
     const now = NOW + 50 * S;
-    const input = { trigger: everyMinute, now, lastSlot: NOW - 120 * S, graceMs: 0, startingDeadlineMs: 55 * S };
+    const input = { trigger: everyMinute, now, lastSlot: NOW - 120 * S, misfireGraceMs: 0, startingDeadlineMs: 55 * S };
     const r = catchUp({ ...input, policy: 'last' });
     expect(r.fire).toEqual([{ slot: NOW, source: 'catch-up' }]);
     expect(r.skip).toEqual([{ slot: NOW - 60 * S, reason: 'deadline-exceeded' }]);
   });
 
   it('lists at most maxSkipRecords skipped slots (the newest) and counts the rest', () => {
-    const r = catchUp({ ...base, lastSlot: NOW - 60 * S, policy: 'skip', maxSkipRecords: 2 });
+    const r = catchUp({ ...base, lastSlot: NOW - 60 * S, policy: 'skip', maxSkipRecords: 2, misfireGraceMs: 5 * S });
     expect(ago(r.fire)).toEqual([0]);
     expect(ago(r.skip)).toEqual([20, 10]);
     expect(r.unlisted).toEqual({ count: 3, exact: true, reason: 'catch-up-skip' });
@@ -137,7 +156,13 @@ describe('catchUp', () => {
 
   it('stays bounded over a huge backlog', () => {
     const week = 7 * 86_400 * S;
-    const r = catchUp({ trigger: { kind: 'interval', everyMs: S }, now: NOW, lastSlot: NOW - week, policy: 'all' });
+    const r = catchUp({
+      trigger: { kind: 'interval', everyMs: S },
+      now: NOW,
+      lastSlot: NOW - week,
+      policy: 'all',
+      misfireGraceMs: 0,
+    });
     expect(r.fire).toHaveLength(101);
     expect(r.skip).toHaveLength(1000);
     expect(r.unlisted).toEqual({ count: 7 * 86_400 - 1101, exact: true, reason: 'catch-up-capped' });
@@ -149,8 +174,8 @@ describe('catchUp', () => {
       startingDeadlineMs: 0,
     });
     expect(cron.fire).toEqual([{ slot: NOW, source: 'schedule' }]);
-    // 1101 enumerated (1 fired, 1000 listed, 100 dropped) + at least 10000 older ones counted
-    expect(cron.unlisted).toEqual({ count: 10_100, exact: false, reason: 'deadline-exceeded' });
+    // 2100 enumerated (1 fired, 1000 listed, 1099 dropped) + at least 10000 older ones counted
+    expect(cron.unlisted).toEqual({ count: 11_099, exact: false, reason: 'deadline-exceeded' });
   });
 
   it('works on cron and once triggers', () => {
@@ -177,16 +202,16 @@ describe('catchUp', () => {
       back: fc.integer({ min: 0, max: 600_000 }),
       jitter: fc.integer({ min: 0, max: 5_000 }),
       maxCatchUp: fc.integer({ min: 1, max: 20 }),
-      graceMs: fc.integer({ min: -1, max: 30_000 }),
+      misfireGraceMs: fc.integer({ min: -1, max: 30_000 }),
     });
 
     it('policy all fires exactly the missed slots, in order, none twice, capped', () => {
       fc.assert(
-        fc.property(arb, ({ everyMs, offset, back, jitter, maxCatchUp, graceMs }) => {
+        fc.property(arb, ({ everyMs, offset, back, jitter, maxCatchUp, misfireGraceMs }) => {
           const trigger: Trigger = { kind: 'interval', everyMs, offsetMs: offset % everyMs };
           const now = NOW + jitter;
           const lastSlot = now - back;
-          const r = catchUp({ trigger, now, lastSlot, policy: 'all', maxCatchUp, graceMs });
+          const r = catchUp({ trigger, now, lastSlot, policy: 'all', maxCatchUp, misfireGraceMs });
           const due = slotsBetween(trigger, lastSlot, now).slots;
           const fired = r.fire.map((f) => f.slot);
           const skipped = r.skip.map((s) => s.slot);
@@ -195,12 +220,13 @@ describe('catchUp', () => {
           expect([...fired].sort((a, b) => a - b)).toEqual(fired);
           // fired ∪ skipped = due, disjoint
           expect([...fired, ...skipped].sort((a, b) => a - b)).toEqual(due);
-          // capped: at most maxCatchUp catch-up fires plus one on-time fire; fired = newest due slots
+          // every slot within the grace fires on time; at most maxCatchUp older ones catch up;
+          // fired = the newest due slots
+          const onTime = due.filter((slot) => now - slot <= misfireGraceMs);
+          expect(r.fire.filter((f) => f.source === 'schedule').map((f) => f.slot)).toEqual(onTime);
           expect(r.fire.filter((f) => f.source === 'catch-up').length).toBeLessThanOrEqual(maxCatchUp);
           expect(fired).toEqual(due.slice(due.length - fired.length));
-          expect(fired.length).toBe(
-            Math.min(due.length, maxCatchUp + (r.fire.some((f) => f.source === 'schedule') ? 1 : 0)),
-          );
+          expect(fired.length).toBe(Math.min(due.length, onTime.length + maxCatchUp));
           expect(r.cursor).toBe(due.at(-1) ?? lastSlot);
         }),
       );
@@ -222,13 +248,24 @@ describe('catchUp', () => {
               lastSlot,
               policy,
               maxCatchUp: a.maxCatchUp,
-              graceMs: a.graceMs,
+              misfireGraceMs: a.misfireGraceMs,
               ...(deadline !== null && { startingDeadlineMs: deadline }),
             });
             const due = slotsBetween(trigger, lastSlot, now).slots;
             expect([...r.fire.map((f) => f.slot), ...r.skip.map((s) => s.slot)].sort((x, y) => x - y)).toEqual(due);
             if (deadline !== null) expect(r.fire.every((f) => now - f.slot <= deadline)).toBe(true);
-            if (policy !== 'all') expect(r.fire.length).toBeLessThanOrEqual(1);
+            const onTime = due.filter(
+              (slot) => now - slot <= a.misfireGraceMs && (deadline === null || now - slot <= deadline),
+            );
+            const catchUps = r.fire.filter((f) => f.source === 'catch-up').length;
+            expect(r.fire.filter((f) => f.source === 'schedule')).toHaveLength(onTime.length);
+            if (policy === 'skip') expect(catchUps).toBe(0);
+            if (policy === 'last')
+              expect(catchUps).toBe(
+                onTime.length === 0
+                  ? Math.min(1, due.length - r.skip.filter((s) => s.reason === 'deadline-exceeded').length)
+                  : 0,
+              );
           },
         ),
       );

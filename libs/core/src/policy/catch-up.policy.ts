@@ -2,12 +2,14 @@ import type { CatchUpPolicy } from '../model/routine.schema';
 import type { Trigger } from '../model/trigger.schema';
 import { slotsBefore } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
+import { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 import type { SkipReason } from './skip-reason';
 
-/** Default lateness (ms) up to which the newest due slot is "on time" rather than missed. */
-export const DEFAULT_CATCH_UP_GRACE_MS = 60_000;
+export { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 /** Default number of skipped slots listed individually by {@link catchUp}. */
 export const DEFAULT_MAX_SKIP_RECORDS = 1000;
+/** At most this many on-time slots fire in one dispatch (a long grace on a fast trigger). */
+export const MAX_ON_TIME_FIRES = 1000;
 
 export interface CatchUpInput {
   trigger: Trigger;
@@ -19,8 +21,11 @@ export interface CatchUpInput {
   maxCatchUp?: number;
   /** A slot with `now - slot > startingDeadlineMs` is skipped (`deadline-exceeded`). Unset = no deadline. */
   startingDeadlineMs?: number;
-  /** The newest due slot with `now - slot <= graceMs` fires normally under any policy. Default 60000. */
-  graceMs?: number;
+  /**
+   * Every due slot with `now - slot <= misfireGraceMs` is on time and fires normally (source `schedule`)
+   * under any policy; older ones are missed. Default {@link DEFAULT_MISFIRE_GRACE_MS}; negative = none on time.
+   */
+  misfireGraceMs?: number;
   /** List at most this many skipped slots (the newest); older ones are only counted. Default 1000. */
   maxSkipRecords?: number;
 }
@@ -44,20 +49,32 @@ export interface CatchUpResult {
   cursor: number;
 }
 
+type Lateness = 'late' | 'on-time' | 'missed';
+
+function lateness(slot: number, input: Pick<CatchUpInput, 'now' | 'startingDeadlineMs' | 'misfireGraceMs'>): Lateness {
+  const late = input.now - slot;
+  if (input.startingDeadlineMs !== undefined && late > input.startingDeadlineMs) return 'late';
+  return late <= (input.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS) ? 'on-time' : 'missed';
+}
+
+const policyReason = (policy: CatchUpPolicy): SkipReason =>
+  policy === 'skip' ? 'catch-up-skip' : policy === 'last' ? 'superseded' : 'catch-up-capped';
+
 /**
- * Decide what to do with the slots in `(lastSlot, now]` (all times epoch ms). The newest due slot fires as
- * `schedule` if it is at most `graceMs` late; every other due slot is *missed* and handled by `policy`:
- * `skip` → skipped (`catch-up-skip`); `last` → the newest missed fires as `catch-up` unless an on-time slot fires,
- * the rest `superseded`; `all` → the newest `maxCatchUp` missed fire in order, older ones `catch-up-capped`.
- * Any slot past `startingDeadlineMs` is skipped as `deadline-exceeded` first. Bounded: enumerates at most
- * `maxCatchUp + maxSkipRecords + 1` slots, plus a capped count of older ones. Pure and deterministic.
+ * Decide what to do with the slots in `(lastSlot, now]` (all times epoch ms). A slot dispatched at most
+ * `misfireGraceMs` late is on time and fires normally (source `schedule`), all of them, under every policy —
+ * so a crashed replica or a failover delaying fires by seconds never turns into a catch-up. Older slots are
+ * *missed* and handled by `policy`: `skip` → skipped (`catch-up-skip`); `last` → the newest missed fires as
+ * `catch-up` unless an on-time slot fires, the rest `superseded`; `all` → the newest `maxCatchUp` missed fire
+ * in order, older ones `catch-up-capped`. Any slot past `startingDeadlineMs` is skipped as `deadline-exceeded`
+ * first. Bounded: enumerates at most `maxCatchUp + maxSkipRecords + MAX_ON_TIME_FIRES` slots, plus a capped
+ * count of older ones. Pure and deterministic.
  */
 export function catchUp(input: CatchUpInput): CatchUpResult {
   const { trigger, lastSlot, now, policy } = input;
   const maxCatchUp = Math.max(0, input.maxCatchUp ?? 100);
-  const graceMs = input.graceMs ?? DEFAULT_CATCH_UP_GRACE_MS;
   const maxSkipRecords = Math.max(0, input.maxSkipRecords ?? DEFAULT_MAX_SKIP_RECORDS);
-  const limit = maxCatchUp + maxSkipRecords + 1;
+  const limit = maxCatchUp + maxSkipRecords + MAX_ON_TIME_FIRES;
 
   const due: number[] = []; // newest first
   if (now > lastSlot) {
@@ -69,26 +86,26 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
   const newest = due[0];
   if (newest === undefined) return { fire: [], skip: [], cursor: lastSlot };
 
-  const late = (slot: number): boolean =>
-    input.startingDeadlineMs !== undefined && now - slot > input.startingDeadlineMs;
-  const onTime = now - newest <= graceMs && !late(newest);
-  const policyReason: SkipReason =
-    policy === 'skip' ? 'catch-up-skip' : policy === 'last' ? 'superseded' : 'catch-up-capped';
-
   const fire: FireSlot[] = [];
   const skip: SkippedSlot[] = [];
+  let onTime = 0;
   let caughtUp = 0;
-  due.forEach((slot, i) => {
-    if (i === 0 && onTime) fire.push({ slot, source: 'schedule' });
-    else if (late(slot)) skip.push({ slot, reason: 'deadline-exceeded' });
-    else if (policy === 'all' && caughtUp < maxCatchUp) {
+  for (const slot of due) {
+    const l = lateness(slot, input);
+    if (l === 'late') skip.push({ slot, reason: 'deadline-exceeded' });
+    else if (l === 'on-time') {
+      if (onTime < MAX_ON_TIME_FIRES) {
+        onTime++;
+        fire.push({ slot, source: 'schedule' });
+      } else skip.push({ slot, reason: 'catch-up-capped' });
+    } else if (policy === 'all' && caughtUp < maxCatchUp) {
       caughtUp++;
       fire.push({ slot, source: 'catch-up' });
-    } else if (policy === 'last' && !onTime && caughtUp === 0) {
+    } else if (policy === 'last' && onTime === 0 && caughtUp === 0) {
       caughtUp++;
       fire.push({ slot, source: 'catch-up' });
-    } else skip.push({ slot, reason: policyReason });
-  });
+    } else skip.push({ slot, reason: policyReason(policy) });
+  }
 
   const listed = skip.slice(0, maxSkipRecords);
   const dropped = skip.length - listed.length;
@@ -96,8 +113,24 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
   const older = due.length >= limit ? countSlotsBetween(trigger, lastSlot, oldest) : { count: 0, exact: true };
   const result: CatchUpResult = { fire: fire.reverse(), skip: listed.reverse(), cursor: newest };
   if (dropped + older.count > 0) {
-    const reason = late(oldest) ? 'deadline-exceeded' : policyReason;
+    const reason = lateness(oldest, input) === 'late' ? 'deadline-exceeded' : policyReason(policy);
     result.unlisted = { count: dropped + older.count, exact: older.exact, reason };
   }
   return result;
+}
+
+/**
+ * What to do with one slot decided on its own at `now` (a slot whose armed run was withdrawn and is
+ * decided again): as {@link catchUp} would treat it were it the only due slot — on time within
+ * `misfireGraceMs`, else missed and handled by the policy (`last` and `all` fire it as `catch-up`),
+ * skipped past the starting deadline. Pure.
+ */
+export function catchUpOne(
+  slot: number,
+  input: Pick<CatchUpInput, 'now' | 'policy' | 'startingDeadlineMs' | 'misfireGraceMs'>,
+): { fire: FireSlot } | { skip: SkippedSlot } {
+  const l = lateness(slot, input);
+  if (l === 'late') return { skip: { slot, reason: 'deadline-exceeded' } };
+  if (l === 'on-time') return { fire: { slot, source: 'schedule' } };
+  return input.policy === 'skip' ? { skip: { slot, reason: 'catch-up-skip' } } : { fire: { slot, source: 'catch-up' } };
 }

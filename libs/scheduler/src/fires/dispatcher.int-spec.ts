@@ -270,6 +270,37 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
     });
   });
 
+  describe('catch-up after downtime', () => {
+    it('runs every slot within the misfire grace normally: a dispatch seconds late is not a catch-up', async () => {
+      await routines.upsert(
+        routine({ concurrencyPolicy: 'forbid', trigger: { kind: 'interval', everyMs: 1000 } }),
+        'api',
+        T0,
+      );
+      clock.t = T0 + 5000; // five slots due at once, each at most 4 s late
+      const res = await dispatcher.dispatch('gated', { slot: T0 + 1000 });
+      expect(res!.enqueued).toEqual([runIdForSlot('gated', T0 + 1000)]);
+      expect(res!.skipped.map((s) => s.reason)).toEqual([
+        'overlap-forbid',
+        'overlap-forbid',
+        'overlap-forbid',
+        'overlap-forbid',
+      ]);
+    });
+
+    it('policy last runs the newest missed slot as catch-up when no slot is on time, and supersedes the rest', async () => {
+      await routines.upsert(routine({ catchUpPolicy: 'last', misfireGraceMs: 2000 }), 'api', T0);
+      clock.t = T0 + 5 * MIN + 30_000; // five slots missed, the newest 30 s ago
+      const res = await dispatcher.dispatch('gated', { slot: T0 + MIN });
+      const caughtUp = runIdForSlot('gated', T0 + 5 * MIN);
+      expect(res!.enqueued[0]).toBe(caughtUp);
+      expect(await runs.get(caughtUp)).toMatchObject({ source: 'catch-up' });
+      expect(res!.skipped).toEqual(
+        [1, 2, 3, 4].map((m) => ({ id: runIdForSlot('gated', T0 + m * MIN), reason: 'superseded' })),
+      );
+    });
+  });
+
   describe('arming the next runs ahead of their slots', () => {
     it('creates the next two slot runs as delayed jobs, tagged with the version, and their fires find them done', async () => {
       await routines.upsert(routine({}), 'api', T0);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { LauncherState, Routine } from '@drover/core';
+import { catchUp, catchUpOne, type LauncherState, type Routine } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
@@ -18,7 +18,6 @@ import {
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { armableSlots } from './arming';
 import { Disarmer } from './disarmer';
-import { planDue, planRefire } from './plan-due';
 import { emptyResult, SlotApplier, type DispatchResult } from './slot-applier';
 import { SlotDecider, type ConditionVerdict } from './slot-decider';
 
@@ -97,10 +96,24 @@ export class Dispatcher {
     };
     const cursor = state.lastSlot ?? state.since ?? record.createdAt;
     let newest = cursor;
+    const policy = {
+      policy: d.def.catchUpPolicy,
+      misfireGraceMs: d.def.misfireGraceMs,
+      ...(d.def.startingDeadlineMs !== undefined && { startingDeadlineMs: d.def.startingDeadlineMs }),
+    };
     if (request.refireOf !== undefined) {
-      await this.handle(d, planRefire(d.def, request.slot, now, this.opts.missedAfterMs), true);
+      const one = catchUpOne(request.slot, { ...policy, now: Math.max(now, request.slot) });
+      const slot = 'fire' in one ? one.fire : { ...one.skip, source: 'catch-up' as const, skip: one.skip.reason };
+      await this.handle(d, slot, true);
     } else {
-      const plan = planDue(d.def, cursor, Math.max(now, request.slot), this.opts.missedAfterMs);
+      // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
+      const plan = catchUp({
+        ...policy,
+        trigger: d.def.trigger,
+        lastSlot: cursor,
+        now: Math.max(now, request.slot),
+        maxCatchUp: d.def.maxCatchUp,
+      });
       if (plan.unlisted) this.metrics.scheduleFires.inc({ outcome: 'skipped' }, plan.unlisted.count);
       const slots = [
         ...plan.skip.map((s) => ({ slot: s.slot, skip: s.reason, source: 'catch-up' as const })),

@@ -31,7 +31,7 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
       prefix: this.keys.bullPrefix,
       concurrency: this.opts.fireConcurrency,
       // Short lease and frequent stalled checks: a fire held by a dead replica is retried within
-      // ~3 s, well inside missedAfterMs, so a crash never turns a slot into a missed one.
+      // ~3 s, well inside a routine's misfire grace, so a crash never turns a slot into a missed one.
       lockDuration: 2_000,
       stalledInterval: 1_000,
       maxStalledCount: 10,
