@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
   adHocRunId,
+  pauseFromRequest,
   runIdForIdempotencyKey,
   type JobContract,
   type PayloadInputOf,
@@ -218,14 +219,21 @@ export class DroverClient {
     return { outcome, routine: (await this.connection.routines.get(res.routine.name))! };
   }
 
-  /** Pauses a routine: it fires nothing until resumed (manual triggers still run). @throws RoutineNotFoundError */
-  pauseRoutine(name: string): Promise<RoutineRecord> {
-    return this.connection.routines.setStatus(name, 'paused', this.now());
+  /**
+   * Pauses a routine: it fires nothing until resumed (manual triggers still run). `note` says why;
+   * `until` (a Date) resumes it by itself then.
+   * @throws RoutineNotFoundError, InvalidOptionsError (an `until` that is not in the future)
+   */
+  pauseRoutine(name: string, opts: { note?: string; until?: Date } = {}): Promise<RoutineRecord> {
+    const now = this.now();
+    const res = pauseFromRequest({ note: opts.note, until: opts.until?.getTime() }, now, 'client');
+    if (!res.ok) return Promise.reject(new InvalidOptionsError('pauseRoutine', [res.error]));
+    return this.connection.routines.pause(name, res.pause, now);
   }
 
   /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError */
   resumeRoutine(name: string): Promise<RoutineRecord> {
-    return this.connection.routines.setStatus(name, 'active', this.now());
+    return this.connection.routines.resume(name, this.now());
   }
 
   /** The routine's definition and bookkeeping, or null. */

@@ -94,4 +94,23 @@ describe('DroverClient routines with a real redis-server and a worker runtime', 
     await expect(client.trigger('missing')).rejects.toThrow(RoutineNotFoundError);
     await expect(client.pauseRoutine('missing')).rejects.toThrow('routine "missing" does not exist');
   });
+
+  it('pauses with a note and an end, and refuses an end that is not in the future', async () => {
+    await client.upsertRoutine({
+      name: 'nightly-echo',
+      jobType: 'test.echo',
+      queue: 'default',
+      trigger: { kind: 'cron', cron: '0 2 * * *' },
+    });
+    const until = new Date(Date.now() + 3_600_000);
+    expect(await client.pauseRoutine('nightly-echo', { note: 'freeze week', until })).toMatchObject({
+      def: { status: 'paused' },
+      pause: { note: 'freeze week', until: until.getTime(), by: 'client' },
+    });
+    await expect(client.pauseRoutine('nightly-echo', { until: new Date(Date.now() - 1000) })).rejects.toThrow(
+      /invalid pauseRoutine options: until must be in the future/,
+    );
+    // The refused request changed nothing.
+    expect((await client.getRoutine('nightly-echo'))!.pause!.note).toBe('freeze week');
+  });
 });

@@ -7,6 +7,7 @@ export * from './model/trigger.schema';
 export * from './model/queue.schema';
 export * from './model/routine.schema';
 export * from './model/bundle.schema';
+export * from './model/pause';
 export * from './time/time-zone';
 export * from './schedule/cron-schedule';
 export * from './schedule/next-fire';

@@ -81,7 +81,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     if (!this.isCurrent()) return;
     await this.applyPolicyFile(l);
     await this.reconciler.reconcileAll(l, this.isCurrent);
-    await this.watchdog.pass(this.isCurrent);
+    await this.watchdog.pass(l, this.isCurrent);
     this.subscriber = this.conns.open('command', 'routine-changes');
     await this.subscriber.subscribe(this.routines.changesChannel);
     this.subscriber.on('message', (_ch: string, name: string) => {
@@ -94,7 +94,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
       });
     });
     this.every(this.opts.watchdogEveryMs, async () => {
-      if (this.isCurrent()) await this.watchdog.pass(this.isCurrent);
+      if (this.lead && this.isCurrent()) await this.watchdog.pass(this.lead, this.isCurrent);
     });
     this.every(this.opts.reconcileEveryMs, async () => {
       if (this.lead && this.isCurrent()) await this.reconciler.reconcileAll(this.lead, this.isCurrent);

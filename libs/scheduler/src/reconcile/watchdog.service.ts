@@ -1,16 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { pauseExpired } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { BullQueues, requestRepair, RoutineStore } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
+import type { Leadership } from '../leadership/leader-elector';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { overdueSlot } from './watchdog';
 
 /**
  * The leader's periodic check of stored state, so that nothing depends on a fire or a change
- * message arriving: overdue routines (a lost fire, downtime) get a repair fire, which any
+ * message arriving: routines whose pause ended resume; overdue routines (a lost fire, downtime) get a repair fire, which any
  * scheduler replica dispatches (never on the leader's own serial path, where a slow condition
  * check would hold up everything else); runs armed for an older version of their routine, or for
  * a deleted one, are withdrawn.
@@ -27,8 +29,11 @@ export class Watchdog {
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
-  /** One pass; returns the routines it asked to repair. `isCurrent` is re-checked before every write. */
-  async pass(isCurrent: () => boolean): Promise<string[]> {
+  /**
+   * One pass; returns the routines it asked to repair. Writes are fenced by `lead` or, where BullMQ
+   * writes, preceded by `isCurrent`.
+   */
+  async pass(lead: Leadership, isCurrent: () => boolean): Promise<string[]> {
     const records = await this.routines.list();
     const states = await this.routines.getStates(records.map((r) => r.def.name));
     const now = this.clock.now();
@@ -36,6 +41,11 @@ export class Watchdog {
     for (const rec of records) {
       const name = rec.def.name;
       const state = states.get(name)!;
+      if (rec.def.status === 'paused' && pauseExpired(rec.pause, now)) {
+        await this.routines.resume(name, now, { token: lead.token });
+        this.log.info({ routine: name, until: new Date(rec.pause!.until!).toISOString() }, 'resumed: its pause ended');
+        continue;
+      }
       const stale = state.armed.filter((e) => e.version !== rec.version);
       if (stale.length && isCurrent()) {
         await this.disarmer.disarm(name, stale, { refire: true, why: 'armed for an older version' });

@@ -1,4 +1,4 @@
-import { ROUTINE_DEFAULTS, type Routine } from '@drover/core';
+import { ROUTINE_DEFAULTS, type Pause, type Routine } from '@drover/core';
 import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/slot-claim';
 
 /** Where a routine came from: the policy file (managed by apply) or the API (left alone by apply). */
@@ -12,6 +12,8 @@ export interface RoutineRecord {
   updatedAt: number;
   /** Bumped on every change of `def`; lets readers detect a concurrent edit. */
   version: number;
+  /** While paused: who paused it, when, why, and until when. */
+  pause?: Pause;
 }
 
 /**
@@ -79,12 +81,12 @@ function isDefault(key: string, value: unknown): boolean {
 /** Compact JSON of a record: `d` is the definition without default-valued fields. */
 export function encodeRecord(rec: RoutineRecord): string {
   const d = Object.fromEntries(Object.entries(rec.def).filter(([k, v]) => v !== undefined && !isDefault(k, v)));
-  return JSON.stringify({ d, o: rec.origin, c: rec.createdAt, u: rec.updatedAt, v: rec.version });
+  return JSON.stringify({ d, o: rec.origin, c: rec.createdAt, u: rec.updatedAt, v: rec.version, p: rec.pause });
 }
 
 export function decodeRecord(raw: string): RoutineRecord {
-  const x = JSON.parse(raw) as { d: Partial<Routine>; o: RoutineOrigin; c: number; u: number; v: number };
+  const x = JSON.parse(raw) as { d: Partial<Routine>; o: RoutineOrigin; c: number; u: number; v: number; p?: Pause };
   // Fresh objects per record: callers may mutate a payload they got back.
   const def = { ...ROUTINE_DEFAULTS, payload: {}, labels: {}, ...x.d } as Routine;
-  return { def, origin: x.o, createdAt: x.c, updatedAt: x.u, version: x.v };
+  return { def, origin: x.o, createdAt: x.c, updatedAt: x.u, version: x.v, ...(x.p && { pause: x.p }) };
 }

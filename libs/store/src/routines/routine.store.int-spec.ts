@@ -136,6 +136,18 @@ describe('RoutineStore on a real Redis', () => {
     expect(await conns.command.exists(store.stateKey('gone'))).toBe(0);
   });
 
+  it('pauses with who, why and until when; an edit while paused keeps the pause; resuming clears it', async () => {
+    await store.upsert(routine('p2'), 'api', 1000);
+    const pause = { at: 2000, by: 'alice', note: 'migrating the db', until: 90_000 };
+    expect(await store.pause('p2', pause, 2000)).toMatchObject({ def: { status: 'paused' }, pause, version: 2 });
+    await store.upsert({ ...routine('p2', { payload: { x: 1 } }), status: 'paused' }, 'api', 3000);
+    expect((await store.get('p2'))!.pause).toEqual(pause);
+    const resumed = await store.resume('p2', 4000);
+    expect(resumed.def.status).toBe('active');
+    expect(resumed.pause).toBeUndefined();
+    await expect(store.pause('nope', pause, 1)).rejects.toBeInstanceOf(RoutineNotFoundError);
+  });
+
   it('resuming moves the cursor to the resume time so paused slots are not caught up', async () => {
     await store.upsert(routine('p'), 'api', 1000);
     await store.setStatus('p', 'paused', 2000);

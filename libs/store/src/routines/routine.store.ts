@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { parseBundle, type Routine } from '@drover/core';
+import { parseBundle, type Pause, type Routine } from '@drover/core';
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
 import {
@@ -113,27 +113,50 @@ export class RoutineStore {
     now: number,
     opts: RoutineWriteOptions = {},
   ): Promise<'created' | 'updated' | 'unchanged'> {
+    return this.write(def.name, now, opts, () => ({ def, origin }));
+  }
+
+  /**
+   * Writes the routine `change` makes of the stored one (undefined: none yet), with a compare-and-set on
+   * the version, retried when a concurrent writer won. A pause is kept while the routine stays paused.
+   */
+  private async write(
+    name: string,
+    now: number,
+    opts: RoutineWriteOptions,
+    change: (prev: RoutineRecord | undefined) => { def: Routine; origin: RoutineOrigin; pause?: Pause | null },
+  ): Promise<'created' | 'updated' | 'unchanged'> {
     for (let attempt = 1; ; attempt++) {
-      const prev = await this.get(def.name);
+      const prev = await this.get(name);
       const current = prev?.version ?? 0;
       if (opts.ifVersion !== undefined && opts.ifVersion !== current) {
-        throw new RoutineVersionConflictError(def.name, opts.ifVersion, current);
+        throw new RoutineVersionConflictError(name, opts.ifVersion, current);
       }
-      if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin) return 'unchanged';
+      const next = change(prev);
+      const { def, origin } = next;
+      const pause =
+        def.status !== 'paused'
+          ? undefined
+          : next.pause === undefined
+            ? (prev?.pause ?? { at: now })
+            : (next.pause ?? { at: now });
+      if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin && isDeepStrictEqual(prev.pause, pause))
+        return 'unchanged';
       const record: RoutineRecord = {
         def,
         origin,
         createdAt: prev?.createdAt ?? now,
         updatedAt: now,
         version: current + 1,
+        ...(pause && { pause }),
       };
       const resumed = prev && prev.def.status !== 'active' && def.status === 'active';
       const [code, stored] = await withDroverScripts(this.redis).putRoutine(
         this.keys.core('leader'),
         this.definitionsKey,
-        this.stateKey(def.name),
+        this.stateKey(name),
         opts.token ?? '',
-        def.name,
+        name,
         current,
         encodeRecord(record),
         record.version,
@@ -141,12 +164,30 @@ export class RoutineStore {
         now,
         !prev ? 'create' : resumed ? 'resume' : '',
       );
-      if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${def.name}"`);
+      if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${name}"`);
       if (code === 1) return prev ? 'updated' : 'created';
       if (opts.ifVersion !== undefined || attempt >= CAS_ATTEMPTS) {
-        throw new RoutineVersionConflictError(def.name, opts.ifVersion ?? current, stored);
+        throw new RoutineVersionConflictError(name, opts.ifVersion ?? current, stored);
       }
     }
+  }
+
+  /**
+   * Pauses a routine (it fires nothing; manual triggers still run), recording who, why and until
+   * when; the leader resumes it by itself at `until`. Pausing a paused routine replaces the pause.
+   * @throws RoutineNotFoundError
+   */
+  async pause(name: string, pause: Pause, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
+    await this.write(name, now, opts, (prev) => {
+      if (!prev) throw new RoutineNotFoundError(name);
+      return { def: { ...prev.def, status: 'paused' }, origin: prev.origin, pause };
+    });
+    return (await this.get(name))!;
+  }
+
+  /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError */
+  async resume(name: string, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
+    return this.setStatus(name, 'active', now, opts);
   }
 
   /**
@@ -204,11 +245,17 @@ export class RoutineStore {
     return code === 1;
   }
 
-  /** Changes the status (pause/resume/archive) keeping everything else. */
-  async setStatus(name: string, status: Routine['status'], now: number): Promise<RoutineRecord> {
-    const prev = await this.get(name);
-    if (!prev) throw new RoutineNotFoundError(name);
-    await this.upsert({ ...prev.def, status }, prev.origin, now);
+  /** Changes the status (pause/resume/archive) keeping everything else. @throws RoutineNotFoundError */
+  async setStatus(
+    name: string,
+    status: Routine['status'],
+    now: number,
+    opts: RoutineWriteOptions = {},
+  ): Promise<RoutineRecord> {
+    await this.write(name, now, opts, (prev) => {
+      if (!prev) throw new RoutineNotFoundError(name);
+      return { def: { ...prev.def, status }, origin: prev.origin };
+    });
     return (await this.get(name))!;
   }
 

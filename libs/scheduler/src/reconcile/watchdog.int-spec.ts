@@ -1,0 +1,88 @@
+import pino from 'pino';
+import { parseBundle, type Routine } from '@drover/core';
+import { FIRES_QUEUE, repairFireJobId } from '@drover/store';
+import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
+import { dispatcherHarness } from '../testing/dispatcher-harness';
+import { Watchdog } from './watchdog.service';
+
+const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+const MIN = 60_000;
+
+function routine(name: string, extra: Record<string, unknown> = {}): Routine {
+  const res = parseBundle({
+    queues: [{ name: 'default' }],
+    routines: [{ name, jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: MIN }, ...extra }],
+  });
+  if (!res.ok) throw new Error(res.errors.join('; '));
+  return res.bundle.routines[0]!;
+}
+
+describe("the leader's watchdog pass (real Redis, stored state only)", () => {
+  let h: Awaited<ReturnType<typeof dispatcherHarness>>;
+  let watchdog: Watchdog;
+  const lead = { epoch: 1, token: 'sched-1|n1|1' };
+  const isCurrent = () => true;
+
+  beforeEach(async () => {
+    h = await dispatcherHarness([{ name: 'default' }], T0);
+    await h.conns.command.set(h.keys.core('leader'), lead.token);
+    watchdog = new Watchdog(
+      h.routines,
+      h.disarmer,
+      h.bull,
+      h.clock,
+      h.metrics,
+      DEFAULT_SCHEDULER_OPTIONS,
+      pino({ level: 'silent' }),
+    );
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('resumes a routine whose pause has ended, and only then', async () => {
+    await h.routines.upsert(routine('nap'), 'api', T0);
+    await h.routines.pause('nap', { at: T0, by: 'alice', note: 'deploy', until: T0 + 10 * MIN }, T0);
+    h.clock.t = T0 + 10 * MIN - 1;
+    await watchdog.pass(lead, isCurrent);
+    expect(await h.routines.get('nap')).toMatchObject({ def: { status: 'paused' }, pause: { note: 'deploy' } });
+    h.clock.t = T0 + 10 * MIN;
+    await watchdog.pass(lead, isCurrent);
+    const resumed = await h.routines.get('nap');
+    expect(resumed!.def.status).toBe('active');
+    expect(resumed!.pause).toBeUndefined();
+    // The slots it slept through are not caught up.
+    expect((await h.routines.getState('nap')).lastSlot).toBe(T0 + 10 * MIN);
+  });
+
+  it('does not resume for a leader whose lease is no longer current', async () => {
+    await h.routines.upsert(routine('nap'), 'api', T0);
+    await h.routines.pause('nap', { at: T0, until: T0 + MIN }, T0);
+    h.clock.t = T0 + 2 * MIN;
+    await expect(watchdog.pass({ epoch: 0, token: 'old|n0|0' }, isCurrent)).rejects.toThrow(/stale leader/);
+    expect((await h.routines.get('nap'))!.def.status).toBe('paused');
+  });
+
+  it('asks the schedulers to dispatch an overdue routine instead of dispatching on the leader', async () => {
+    await h.routines.upsert(routine('late'), 'api', T0);
+    h.clock.t = T0 + 3 * MIN;
+    expect(await watchdog.pass(lead, isCurrent)).toEqual(['late']);
+    expect(await h.bull.get(FIRES_QUEUE).getJob(repairFireJobId('late', T0 + MIN))).toBeDefined();
+    // Nothing was dispatched here: no run exists yet.
+    expect(await h.bull.get('default').getJobCounts('wait', 'delayed')).toEqual({ wait: 0, delayed: 0 });
+  });
+
+  it('withdraws runs armed for a version the routine no longer has, and refires their slots', async () => {
+    await h.routines.upsert(routine('edited'), 'api', T0);
+    h.clock.t = T0 + MIN;
+    await h.dispatcher.dispatch('edited', { slot: T0 + MIN });
+    expect((await h.routines.getState('edited')).armed).toHaveLength(2);
+    // An edit whose change message nobody received (no leader subscribed here).
+    await h.routines.upsert(routine('edited', { payload: { v: 2 } }), 'api', T0 + MIN + 1);
+    await watchdog.pass(lead, isCurrent);
+    expect((await h.routines.getState('edited')).armed).toEqual([]);
+    expect(await h.bull.get('default').getDelayedCount()).toBe(0);
+    expect(await h.bull.get(FIRES_QUEUE).getDelayedCount()).toBe(2);
+  });
+});
