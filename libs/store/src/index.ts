@@ -21,3 +21,4 @@ export * from './slots/slot-claim';
 export * from './slots/slot-claims.store';
 export * from './slots/slot-decision';
 export * from './fires/fire-jobs';
+export * from './plan/plan.service';

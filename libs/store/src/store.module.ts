@@ -3,6 +3,7 @@ import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
+import { PlanService } from './plan/plan.service';
 import { RoutineStore } from './routines/routine.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
@@ -45,8 +46,21 @@ import { WorkerCatalog } from './workers/worker-catalog.store';
       inject: [RedisConnections, DroverKeys],
       useFactory: (c: RedisConnections, k: DroverKeys) => new SlotClaims(c.command, k),
     },
+    {
+      provide: PlanService,
+      inject: [RoutineStore, QueueRegistry, BullQueues, WorkerCatalog, RunStore, RedisConnections, Clock],
+      useFactory: (
+        routines: RoutineStore,
+        registry: QueueRegistry,
+        bull: BullQueues,
+        catalog: WorkerCatalog,
+        runs: RunStore,
+        c: RedisConnections,
+        clock: Clock,
+      ) => new PlanService({ routines, registry, bull, catalog, runs, redis: c.command, now: () => clock.now() }),
+    },
   ],
-  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog, RoutineStore, SlotClaims],
+  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog, RoutineStore, SlotClaims, PlanService],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(

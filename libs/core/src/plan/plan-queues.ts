@@ -68,19 +68,16 @@ function planQueue(
     out.waiting.push({ subject: { kind: 'run', id, queue }, reason: 'parked' });
   ready.sort(compareWork(ctx.now, ctx.depthWeight));
   const capacity = qs.paused ? 0 : queueCapacity(qs);
+  const full = qs.paused ? 'queue-paused' : qs.workers === 0 ? 'no-workers' : 'ceiling-reached';
   ready.forEach((c, i) => {
     if (i < capacity) out.starts.push({ runId: c.id, queue, routine: c.routine, fromFire: c.fromFire });
-    else
-      out.waiting.push({
-        subject: { kind: 'run', id: c.id, queue },
-        reason: qs.paused ? 'queue-paused' : 'ceiling-reached',
-      });
+    else out.waiting.push({ subject: { kind: 'run', id: c.id, queue }, reason: full });
   });
 }
 
 /**
  * Queue phase of `plan`: per queue (by name), the ready runs and new fires in priority order (`compareWork`);
- * the first `queueCapacity` start, the rest wait (`ceiling-reached`, `queue-paused`), as do delayed, backing-off
+ * the first `queueCapacity` start, the rest wait (`ceiling-reached`, `queue-paused`, `no-workers`), as do delayed, backing-off
  * and parked runs. Runs that a `replace` fire cancels are dropped. Never starts more than the capacity. Pure.
  */
 export function planQueues(state: PlanState, fires: PlannedFire[], now: number): QueuePhase {

@@ -13,7 +13,9 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
   const { routine } = rs;
   const subject = { kind: 'routine', name: routine.name } as const;
   if (routine.status !== 'active') {
-    out.waiting.push({ subject, reason: 'paused', detail: routine.status });
+    const p = routine.status === 'paused' ? rs.pause : undefined;
+    const detail = [routine.status, p?.by && `by ${p.by}`, p?.note && `"${p.note}"`].filter(Boolean).join(' ');
+    out.waiting.push({ subject, reason: 'paused', detail, ...(p?.until !== undefined && { until: p.until }) });
     return;
   }
   if (!queues.has(routine.queue)) {

@@ -1,4 +1,5 @@
 import type { Queue } from '../model/queue.schema';
+import type { Pause } from '../model/pause';
 import type { Routine } from '../model/routine.schema';
 import type { LauncherState } from '../policy/launcher.policy';
 import type { SkipReason } from '../policy/skip-reason';
@@ -27,6 +28,8 @@ export interface RoutineState {
   /** Latest slot already fired or recorded (epoch ms). */
   lastSlot: number;
   launcher?: LauncherState;
+  /** While paused: why and until when (shown with the `paused` reason). */
+  pause?: Pause;
   /** The routine's runs (only scheduled/queued/running matter, for overlap). */
   runs?: readonly Pick<Run, 'id' | 'status'>[];
 }
@@ -42,6 +45,7 @@ export type WaitReason =
   | 'paused' // routine paused (or archived)
   | 'queue-paused'
   | 'ceiling-reached' // queue capacity (globalConcurrency / concurrency × workers) is full
+  | 'no-workers' // no worker process consumes the queue
   | 'backing-off' // launcher backoff, or a retry's delay not yet over
   | 'not-yet-due' // a queued run whose scheduledFor lies in the future (delayed job)
   | 'disabled' // launcher disabled after maxLaunchFailures

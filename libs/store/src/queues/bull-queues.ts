@@ -35,6 +35,11 @@ export class BullQueues {
     return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${id}`;
   }
 
+  /** One of BullMQ's own keys of `queue` (`<prefix>:<queue>:<type>`, e.g. `delayed`). */
+  bullKey(queue: string, type: string): string {
+    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${type}`;
+  }
+
   /** BullMQ's deduplication marker of `dedupId` in `queue` (`<prefix>:<queue>:de:<id>`). */
   dedupKey(queue: string, dedupId: string): string {
     return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:de:${dedupId}`;

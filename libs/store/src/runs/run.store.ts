@@ -135,17 +135,20 @@ export class RunStore {
 
   /**
    * The routine's runs that are scheduled, queued or running anywhere in the cluster. Reads the
-   * routine's open candidates and their real state; drops candidates that have ended.
+   * routine's open candidates and their real state; drops candidates that have ended (unless
+   * `readOnly`: the plan never writes).
    */
-  async openRunsOfRoutine(routine: string): Promise<RunView[]> {
+  async openRunsOfRoutine(routine: string, opts: { readOnly?: boolean } = {}): Promise<RunView[]> {
     const refs = await this.index.openCandidates(routine);
     const views = await Promise.all(refs.map((r) => this.viewOf(r)));
-    const now = this.now();
-    const ended = refs.filter((r, i) => {
-      const v = views[i];
-      return v ? !ACTIVE_RUN_STATUSES.includes(v.status) : now - r.createdAt > OPEN_GRACE_MS;
-    });
-    await this.index.dropOpen(routine, ended);
+    if (!opts.readOnly) {
+      const now = this.now();
+      const ended = refs.filter((r, i) => {
+        const v = views[i];
+        return v ? !ACTIVE_RUN_STATUSES.includes(v.status) : now - r.createdAt > OPEN_GRACE_MS;
+      });
+      await this.index.dropOpen(routine, ended);
+    }
     return views.filter((v): v is RunView => !!v && ACTIVE_RUN_STATUSES.includes(v.status));
   }
 
