@@ -20,7 +20,7 @@ import { DroverMetrics } from '@drover/metrics';
 import { PlatformModule, ReadinessRegistry } from '@drover/platform';
 import { QueueRegistry, RunStore, type NewRun } from '@drover/store';
 import { WorkerRuntimeModule } from '@drover/worker-runtime';
-import { NoopHandler } from '../apps/worker/src/handlers/noop.handler';
+import { NoopHandler } from '@drover/builtins';
 
 const N = Number(process.env.BENCH_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

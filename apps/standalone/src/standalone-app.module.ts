@@ -2,8 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
-import { SchedulerModule } from '@drover/scheduler';
-import { WorkerRoleModule } from '../../worker/src/worker-role.module';
+import { SchedulerRoleModule, WorkerRoleModule } from '@drover/builtins';
 
 /** All three roles in one process, for a laptop and the quick start (spec §2). */
 @Module({})
@@ -11,7 +10,7 @@ export class StandaloneAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: StandaloneAppModule,
-      imports: [PlatformModule.forRoot(config, logger), SchedulerModule.forRoot(), WorkerRoleModule],
+      imports: [PlatformModule.forRoot(config, logger), SchedulerRoleModule, WorkerRoleModule],
     };
   }
 }

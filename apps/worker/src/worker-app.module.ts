@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
-import { WorkerRoleModule } from './worker-role.module';
+import { WorkerRoleModule } from '@drover/builtins';
 
 /** The worker app: consumes queues and runs handlers (spec §2). */
 @Module({})

@@ -9,6 +9,7 @@ import {
   type RoutineInput,
 } from '@drover/core';
 import {
+  clearOverrides,
   triggerRoutine,
   validateRoutine,
   type CancelResult,
@@ -191,18 +192,26 @@ export class DroverClient {
 
   /**
    * Runs a routine now (source `manual`, served before scheduled work), even when it is paused;
-   * `payload` replaces the routine's own for this run.
+   * `payload` replaces the routine's own for this run. With `key`, for a selector routine: an
+   * override for that candidate key, served before the automatic candidates.
    *
-   * @throws RoutineNotFoundError; RoutineNotTriggerableError for an archived routine.
+   * @throws RoutineNotFoundError; RoutineNotTriggerableError for an archived routine (or a key for
+   * a routine that is not a selector); DuplicateOverrideError while an override for the key is pending.
    */
-  async trigger(routine: string, opts: { payload?: unknown } = {}): Promise<RunId> {
+  async trigger(routine: string, opts: { payload?: unknown; key?: string } = {}): Promise<RunId> {
     const { id } = await triggerRoutine({ routines: this.connection.routines, runs: this.connection.runs }, routine, {
       now: this.now(),
       random: this.random,
       by: this.options.name,
       ...(opts.payload !== undefined && { payload: opts.payload }),
+      ...(opts.key !== undefined && { key: opts.key }),
     });
     return id;
+  }
+
+  /** Cancels a selector routine's overrides that have not started yet; answers their run ids. */
+  clearOverrides(routine: string): Promise<string[]> {
+    return clearOverrides({ runs: this.connection.runs }, routine);
   }
 
   /**

@@ -26,8 +26,10 @@ export {
   type RunSource,
 } from '@drover/core';
 export {
+  DuplicateOverrideError,
   RoutineNotFoundError,
   RoutineNotTriggerableError,
+  RoutineVersionConflictError,
   UnknownQueueError,
   type CancelOutcome,
   type CancelResult,

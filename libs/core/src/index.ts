@@ -18,6 +18,7 @@ export * from './policy/overlap.policy';
 export * from './policy/retry.policy';
 export * from './policy/launcher.policy';
 export * from './policy/priority.policy';
+export * from './policy/selection.policy';
 export * from './run/run.schema';
 export * from './run/run-event';
 export * from './run/run-id';

@@ -2,7 +2,9 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { RunStore, StoreModule } from '@drover/store';
+import { CandidateRegistry } from './candidates/candidate-registry.service';
 import { ConditionRegistry } from './conditions/condition-registry.service';
+import { SlotSelector } from './fires/slot-selector';
 import { Disarmer } from './fires/disarmer';
 import { Dispatcher } from './fires/dispatcher.service';
 import { FiresConsumer } from './fires/fires-consumer.service';
@@ -33,6 +35,8 @@ export class SchedulerModule {
           useFactory: (conns: RedisConnections, keys: DroverKeys) => FiresQueue.create(conns, keys),
         },
         ConditionRegistry,
+        CandidateRegistry,
+        SlotSelector,
         SlotDecider,
         SlotApplier,
         Disarmer,
@@ -42,7 +46,7 @@ export class SchedulerModule {
         FiresConsumer,
         SchedulerLeaderService,
       ],
-      exports: [ConditionRegistry, SchedulerLeaderService, FiresQueue],
+      exports: [ConditionRegistry, CandidateRegistry, SchedulerLeaderService, FiresQueue],
     };
   }
 }

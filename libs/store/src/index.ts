@@ -22,3 +22,4 @@ export * from './slots/slot-claims.store';
 export * from './slots/slot-decision';
 export * from './fires/fire-jobs';
 export * from './plan/plan.service';
+export * from './errors/duplicate-override.error';

@@ -8,9 +8,14 @@ export interface OracleHit {
   routine: string;
   scheduledFor: string;
   attempt: number;
+  /** X-Drover-Key: the candidate key a selector routine's run serves ('' for none). */
+  key: string;
   receivedAt: number;
   body: string;
 }
+
+/** A custom answer for a request (e.g. a candidate list); undefined falls back to the default. */
+export type OracleAnswer = (path: string) => { status?: number; json: unknown } | undefined;
 
 export interface HttpOracle {
   url: string;
@@ -24,9 +29,10 @@ export interface HttpOracle {
 
 /**
  * An HTTP server on 127.0.0.1 that records what `http.request` runs send it — the test's record
- * of what really happened, kept outside Redis. `?delayMs=N` holds the answer, `?status=N` sets it.
+ * of what really happened, kept outside Redis. `?delayMs=N` holds the answer, `?status=N` sets it;
+ * `answer` may serve JSON for some paths instead (those requests are not recorded as hits).
  */
-export async function startHttpOracle(): Promise<HttpOracle> {
+export async function startHttpOracle(opts: { answer?: OracleAnswer } = {}): Promise<HttpOracle> {
   const hits: OracleHit[] = [];
   const waiters = new Set<() => void>();
   let inFlight = 0;
@@ -37,6 +43,13 @@ export async function startHttpOracle(): Promise<HttpOracle> {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const custom = opts.answer?.(u.pathname);
+      if (custom) {
+        res.statusCode = custom.status ?? 200;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(custom.json));
+        return;
+      }
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       hits.push({
@@ -45,6 +58,7 @@ export async function startHttpOracle(): Promise<HttpOracle> {
         routine: header(req, 'x-drover-routine'),
         scheduledFor: header(req, 'x-drover-scheduled-for'),
         attempt: Number(header(req, 'x-drover-attempt') || 0),
+        key: header(req, 'x-drover-key'),
         receivedAt: Date.now(),
         body,
       });

@@ -66,6 +66,27 @@ export function routineSchema(opts?: ValidationOptions) {
     maxAttempts: z.number().int().positive().optional(),
     timeoutMs: z.number().int().positive().optional(),
     backoff: backoffSchema.optional(),
+    /**
+     * A selector routine: instead of one fixed job, each tick asks the named candidate provider what is
+     * owed and enqueues the top `maxPerTick` (band, then weighted staleness with `depthWeight`), each
+     * with its `key` in the payload. Nothing owed backs the ticks off (×2 up to ×4) until a run succeeds.
+     */
+    selector: z
+      .strictObject({
+        provider: z.string().min(1).max(200),
+        /** Passed to the provider as it is (e.g. `http.candidates` takes `{url, headers?}`); plain JSON. */
+        args: z
+          .record(z.string(), z.unknown())
+          .superRefine((args, ctx) => {
+            for (const issue of checkPayload(args, 64 * 1024)) {
+              ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+            }
+          })
+          .optional(),
+        maxPerTick: z.number().int().positive().max(100).default(1),
+        depthWeight: z.number().nonnegative().max(10).default(0.5),
+      })
+      .optional(),
     /** Weighted-staleness inputs (see priority order): depth >= 0, emphasis >= 0. */
     depth: z.number().nonnegative().optional(),
     emphasis: z.number().nonnegative().optional(),

@@ -10,15 +10,28 @@ export const ARM_HORIZON_MS = 24 * 3_600_000;
 export const ARM_AHEAD = 2;
 
 /**
+ * Whether a routine's outcome at fire time is known in advance, so its runs may be armed ahead:
+ * active, timed by cron or interval, overlap allowed, no condition, not a selector. Pure.
+ */
+export function isArmable(def: Routine): boolean {
+  return (
+    def.status === 'active' &&
+    def.concurrencyPolicy === 'allow' &&
+    !def.condition &&
+    !def.selector &&
+    (def.trigger.kind === 'cron' || def.trigger.kind === 'interval')
+  );
+}
+
+/**
  * The upcoming slots (at most {@link ARM_AHEAD}) whose runs may be created ahead of time, as a delayed job BullMQ
  * promotes at the slot time — which takes the fires hop off the critical path of lateness.
  * Only when nothing evaluated at fire time could change the outcome: active, timed by cron or
- * interval, overlap allowed, no condition, launcher healthy. Edits and pauses disarm (the
+ * interval, overlap allowed, no condition, not a selector, launcher healthy. Edits and pauses disarm (the
  * leader removes the armed job and frees its slot). Pure.
  */
 export function armableSlots(def: Routine, launcher: LauncherState, after: number, now: number): number[] {
-  if (def.status !== 'active' || def.concurrencyPolicy !== 'allow' || def.condition) return [];
-  if (def.trigger.kind !== 'cron' && def.trigger.kind !== 'interval') return [];
+  if (!isArmable(def)) return [];
   if (launcher.consecutiveFailures > 0 || launchBlocker(launcher, now)) return [];
   const slots: number[] = [];
   let from = Math.max(after, now);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { catchUp, catchUpOne, type LauncherState, type Routine } from '@drover/core';
+import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock } from '@drover/platform';
@@ -19,7 +19,7 @@ import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { armableSlots } from './arming';
 import { Disarmer } from './disarmer';
 import { emptyResult, SlotApplier, type DispatchResult } from './slot-applier';
-import { SlotDecider, type ConditionVerdict } from './slot-decider';
+import { SlotDecider, type DecisionContext } from './slot-decider';
 
 export type { DispatchResult } from './slot-applier';
 
@@ -35,11 +35,15 @@ interface Dispatch {
   def: Routine;
   now: number;
   retry: boolean;
-  launcher: LauncherState;
-  verdicts: Map<string, Promise<ConditionVerdict>>;
+  ctx: DecisionContext;
   result: DispatchResult;
   gone: boolean;
 }
+
+const idleOf = (s: RoutineState): IdleState =>
+  s.idleMultiplier === undefined
+    ? initialIdle()
+    : { multiplier: s.idleMultiplier, tick: s.idleTick ?? 0, ...(s.idleSince !== undefined && { since: s.idleSince }) };
 
 /**
  * Turns a fire into runs. Every scheduler replica runs this for the fires BullMQ hands it. Per
@@ -89,8 +93,7 @@ export class Dispatcher {
       def: record.def,
       now,
       retry: !!opts.retry,
-      launcher: { ...state },
-      verdicts: new Map(),
+      ctx: { launcher: { ...state }, idle: idleOf(state), verdicts: new Map(), picked: new Set() },
       result: emptyResult(),
       gone: false,
     };
@@ -144,9 +147,10 @@ export class Dispatcher {
     const decided = s.skip
       ? {
           decision: { kind: 'skip', source: s.source, reason: s.skip, at: d.now } as SlotDecision,
-          launcher: d.launcher,
+          launcher: d.ctx.launcher,
+          idle: d.ctx.idle,
         }
-      : await this.decider.decide(d.def, s.slot, s.source, d.launcher, d.now, d.verdicts);
+      : await this.decider.decide(d.def, s.slot, s.source, d.ctx, d.now);
     const outcome = await this.claims.claim({
       routine: d.def.name,
       slot: s.slot,
@@ -156,7 +160,8 @@ export class Dispatcher {
     });
     switch (outcome.kind) {
       case 'claimed':
-        d.launcher = decided.launcher;
+        d.ctx.launcher = decided.launcher;
+        d.ctx.idle = decided.idle;
         await this.applier.apply(d.def, { slot: s.slot, rev: outcome.rev, now: d.now }, decided.decision, d.result);
         await this.claims.finish(d.def.name, s.slot, outcome.value, d.now);
         return;
@@ -220,7 +225,7 @@ export class Dispatcher {
         .filter((e) => e.slot > now && e.queue === def.queue && e.version === record.version)
         .map((e) => e.slot),
     );
-    const fresh = armableSlots(def, d.launcher, after, now).filter((s) => !held.has(s));
+    const fresh = armableSlots(def, d.ctx.launcher, after, now).filter((s) => !held.has(s));
     const armed = [];
     for (const slot of fresh) {
       const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, v: record.version };
@@ -240,22 +245,27 @@ export class Dispatcher {
     }
   }
 
-  /** Cursor (for slots listed only as a count), launcher bookkeeping and the last run, in one round trip. */
+  /** Cursor (for slots listed only as a count), launcher and idle bookkeeping and the last run, in one round trip. */
   private async saveState(d: Dispatch, cursor: number | undefined, before: RoutineState): Promise<void> {
-    const after = d.launcher;
+    const after = d.ctx.launcher;
     const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
       before.nextAttemptAt !== after.nextAttemptAt ||
       before.disabledReason !== after.disabledReason;
+    const idle = d.ctx.idle;
+    const idleBefore = idleOf(before);
+    const idleChanged =
+      idle.multiplier !== idleBefore.multiplier || idle.tick !== idleBefore.tick || idle.since !== idleBefore.since;
     const r = d.result;
     const last = r.enqueued.at(-1) ?? r.skipped.at(-1)?.id ?? r.failed.at(-1)?.id;
-    if (cursor === undefined && !launcherChanged && !last) return;
+    if (cursor === undefined && !launcherChanged && !idleChanged && !last) return;
     await this.routines.advanceCursor(d.def.name, cursor, {
       ...(launcherChanged && {
         consecutiveFailures: after.consecutiveFailures,
         nextAttemptAt: after.nextAttemptAt,
         disabledReason: after.disabledReason,
       }),
+      ...(idleChanged && { idleMultiplier: idle.multiplier, idleTick: idle.tick, idleSince: idle.since }),
       ...(last && { lastRunId: last, lastFiredAt: d.now }),
     });
     if (after.disabledReason && !before.disabledReason) {

@@ -1,4 +1,5 @@
 import type { Routine, Trigger } from '@drover/core';
+import { isArmable } from './arming';
 
 /**
  * How long after its slot an interval routine's fire is delivered. A routine whose runs are
@@ -8,7 +9,7 @@ import type { Routine, Trigger } from '@drover/core';
  */
 export function fireLagMs(def: Routine): number {
   const t = def.trigger;
-  if (t.kind !== 'interval' || def.status !== 'active' || def.concurrencyPolicy !== 'allow' || def.condition) return 0;
+  if (t.kind !== 'interval' || !isArmable(def)) return 0;
   return Math.min(Math.floor(t.everyMs / 2), 500);
 }
 

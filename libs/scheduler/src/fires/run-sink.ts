@@ -7,12 +7,16 @@ export type SkippedRunRequest = SkippedRun;
 
 /**
  * The part of the run store the scheduler writes through (spec §4 runs). A port, so the
- * dispatcher depends on these four operations only; the run store implements it.
+ * dispatcher depends on these operations only; the run store implements it.
  */
 export interface RunSink {
   enqueue(run: NewRunRequest): Promise<{ id: string; created: boolean }>;
   recordSkipped(run: SkippedRunRequest): Promise<{ id: string; created: boolean }>;
-  openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus }[]>;
+  openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus; key?: string }[]>;
+  listByRoutine(
+    routine: string,
+    opts: { limit?: number; status?: RunStatus },
+  ): Promise<{ id: string; status: RunStatus; finishedAt?: number }[]>;
   cancel(id: string, reason: string): Promise<unknown>;
 }
 

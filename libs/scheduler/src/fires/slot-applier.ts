@@ -58,13 +58,25 @@ export class SlotApplier {
       return;
     }
     for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
-    const { created } = await this.runs.enqueue(this.runFor(def, id, target, d.source));
-    if (!created) return;
-    this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
-    result.enqueued.push(id);
+    // A selector routine's slot makes one run per chosen key: `<run id>`, then `<run id>.k1`, ….
+    const runs = d.keys?.length
+      ? d.keys.map((key, i) => this.runFor(def, i === 0 ? id : `${id}.k${i}`, target, d.source, key))
+      : [this.runFor(def, id, target, d.source)];
+    for (const run of runs) {
+      const { created } = await this.runs.enqueue(run);
+      if (!created) continue;
+      this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
+      result.enqueued.push(run.id);
+    }
   }
 
-  private runFor(def: Routine, id: string, t: SlotTarget, source: 'schedule' | 'catch-up'): NewRunRequest {
+  private runFor(
+    def: Routine,
+    id: string,
+    t: SlotTarget,
+    source: 'schedule' | 'catch-up',
+    key?: string,
+  ): NewRunRequest {
     return {
       id,
       routine: def.name,
@@ -72,7 +84,8 @@ export class SlotApplier {
       queue: def.queue,
       source,
       scheduledFor: t.slot,
-      payload: def.payload,
+      payload: key === undefined ? def.payload : { ...(def.payload as object), key },
+      ...(key !== undefined && { key }),
       priority: priorityValue(def.priority),
       maxAttempts: def.maxAttempts,
       timeoutMs: def.timeoutMs,
@@ -80,8 +93,9 @@ export class SlotApplier {
       createdBy: 'scheduler',
       // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then.
       delayMs: Math.max(0, t.slot - t.now),
-      dedupTtlMs: pendingClaimTtlMs(t.slot, t.now),
-      trackOpen: def.concurrencyPolicy !== 'allow',
+      dedup: { id, ttlMs: pendingClaimTtlMs(t.slot, t.now) },
+      // forbid/replace look at open runs, and a selector at the keys still pending.
+      trackOpen: def.concurrencyPolicy !== 'allow' || !!def.selector,
       ...(t.armedVersion !== undefined && { armedVersion: t.armedVersion }),
     };
   }

@@ -5,6 +5,7 @@ import {
   launchBlocker,
   recordLaunchOutcome,
   runIdForSlot,
+  type IdleState,
   type LauncherState,
   type Routine,
 } from '@drover/core';
@@ -12,28 +13,39 @@ import { LOGGER } from '@drover/logger';
 import type { SlotDecision } from '@drover/store';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { RUN_SINK, type RunSink } from './run-sink';
+import { SlotSelector, type SelectionCache } from './slot-selector';
 
-/** A decision with the launcher bookkeeping it leads to. */
+/**
+ * What the slots of one dispatch share: the launcher and idle bookkeeping as decisions move them on,
+ * and the answers of checks that speak about "now" — one condition verdict and one candidate list per
+ * dispatch, however many slots it handles (a catch-up of 100 slots costs one check, not 100).
+ */
+export interface DecisionContext extends SelectionCache {
+  launcher: LauncherState;
+  idle: IdleState;
+  verdicts: Map<string, Promise<ConditionVerdict>>;
+}
+
+export type ConditionVerdict = { ok: boolean } | { error: string };
+
+/** A decision with the bookkeeping it leads to (applied to the context only if the slot is claimed). */
 export interface Decided {
   decision: SlotDecision;
   launcher: LauncherState;
+  idle: IdleState;
 }
 
 /**
- * The condition verdict of one dispatch: a check answers about "now", so the slots one dispatch
- * handles share a single evaluation (a catch-up of 100 slots costs one check, not 100).
- */
-export type ConditionVerdict = { ok: boolean } | { error: string };
-
-/**
- * Decides one slot: status, launcher backoff, condition, overlap — in that order. Pure but for
- * the condition check (bounded by the routine's `conditionTimeoutMs`) and the open-run lookup
- * that `forbid`/`replace` need; overlap itself is core's `decideOverlap`.
+ * Decides one slot: status, launcher backoff, condition, overlap, and for a selector routine which
+ * candidates — in that order. Pure but for the condition check and the candidate provider (each
+ * bounded by the routine's `conditionTimeoutMs`) and the run lookups `forbid`/`replace` and
+ * selection need; overlap itself is core's `decideOverlap`, ranking core's `selectCandidates`.
  */
 @Injectable()
 export class SlotDecider {
   constructor(
     private readonly conditions: ConditionRegistry,
+    private readonly selector: SlotSelector,
     @Inject(RUN_SINK) private readonly runs: RunSink,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
@@ -42,47 +54,55 @@ export class SlotDecider {
     def: Routine,
     slot: number,
     source: 'schedule' | 'catch-up',
-    launcher: LauncherState,
+    ctx: DecisionContext,
     now: number,
-    verdicts: Map<string, Promise<ConditionVerdict>>,
   ): Promise<Decided> {
-    const skip = (reason: string, next = launcher, failed = false): Decided => ({
+    const { launcher, idle } = ctx;
+    const skip = (reason: string, next = launcher, failed = false, nextIdle = idle): Decided => ({
       decision: { kind: 'skip', source, reason, ...(failed && { failed }), at: now },
       launcher: next,
+      idle: nextIdle,
     });
+    const launchFailed = (error: string, what: string): Decided => {
+      const next = recordLaunchOutcome(launcher, { kind: 'failed', error }, now, def);
+      this.log.warn({ routine: def.name, slot, err: error, failures: next.consecutiveFailures }, `${what} failed`);
+      return skip(`${what === 'condition check' ? 'condition' : 'candidates'}-failed: ${error}`, next, true);
+    };
     if (def.status === 'paused') return skip('paused');
     const blocked = launchBlocker(launcher, now);
     if (blocked) return skip(blocked.reason);
     if (def.condition) {
-      let pending = verdicts.get(def.condition);
+      let pending = ctx.verdicts.get(def.condition);
       if (!pending) {
         pending = this.check(def, slot);
-        verdicts.set(def.condition, pending);
+        ctx.verdicts.set(def.condition, pending);
       }
       const verdict = await pending;
-      if ('error' in verdict) {
-        const next = recordLaunchOutcome(launcher, { kind: 'failed', error: verdict.error }, now, def);
-        this.log.warn(
-          { routine: def.name, slot, err: verdict.error, failures: next.consecutiveFailures },
-          'condition check failed',
-        );
-        return skip(`condition-failed: ${verdict.error}`, next, true);
-      }
+      if ('error' in verdict) return launchFailed(verdict.error, 'condition check');
       if (!verdict.ok) return skip('condition-false', recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));
     }
     // The slot's own run (any revision) is never "another" run of the routine.
     const own = runIdForSlot(def.name, slot);
     const open =
-      def.concurrencyPolicy === 'allow'
+      def.concurrencyPolicy === 'allow' && !def.selector
         ? []
         : (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== own && !r.id.startsWith(`${own}.`));
     const overlap = decideOverlap(def.concurrencyPolicy, open);
     if (overlap.action === 'skip') {
       return skip(overlap.reason, recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));
     }
+    const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
+    const enqueued = recordLaunchOutcome(launcher, { kind: 'enqueued' }, now, def);
+    if (!def.selector) return { decision: { kind: 'fire', source, cancel, at: now }, launcher: enqueued, idle };
+
+    const chosen = await this.selector.choose(def, slot, { ...ctx, open }, now);
+    if (chosen.kind === 'failed') return launchFailed(chosen.error, 'candidate provider');
+    const healthy = recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def);
+    if (chosen.kind === 'idle') return skip(chosen.reason, healthy, false, chosen.idle);
     return {
-      decision: { kind: 'fire', source, cancel: overlap.action === 'replace' ? overlap.cancelRunIds : [], at: now },
-      launcher: recordLaunchOutcome(launcher, { kind: 'enqueued' }, now, def),
+      decision: { kind: 'fire', source, cancel, at: now, keys: chosen.keys },
+      launcher: enqueued,
+      idle: chosen.idle,
     };
   }
 

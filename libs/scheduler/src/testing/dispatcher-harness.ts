@@ -5,7 +5,9 @@ import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, RunStore, SlotClaims } from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
+import { CandidateRegistry } from '../candidates/candidate-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
+import { SlotSelector } from '../fires/slot-selector';
 import { Disarmer } from '../fires/disarmer';
 import { Dispatcher } from '../fires/dispatcher.service';
 import { SlotApplier } from '../fires/slot-applier';
@@ -38,12 +40,13 @@ export async function dispatcherHarness(queues: QueueInput[] = [{ name: 'default
   const routines = new RoutineStore(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
+  const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
   const disarmer = new Disarmer(claims, bull, clock, log);
   const dispatcher = new Dispatcher(
     routines,
     claims,
-    new SlotDecider(conditions, runs, log),
+    new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
     conns,
@@ -60,6 +63,7 @@ export async function dispatcherHarness(queues: QueueInput[] = [{ name: 'default
     routines,
     claims,
     conditions,
+    candidates,
     metrics,
     clock,
     disarmer,

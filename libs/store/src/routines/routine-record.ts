@@ -35,6 +35,10 @@ export interface RoutineState {
   lastFiredAt?: number;
   /** Runs created ahead of their slots (see the scheduler's arming), with the version they were armed for. */
   armed: ArmedEntry[];
+  /** A selector routine's idle backoff (core's IdleState): ticks between looks, and since when. */
+  idleMultiplier?: number;
+  idleTick?: number;
+  idleSince?: number;
 }
 
 /** State fields as stored; `armed` and `v` are written only by the slot scripts and the routine store. */
@@ -64,6 +68,9 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     lastOutcome: str('lastOutcome'),
     lastFiredAt: num('lastFiredAt'),
     armed: decodeArmedEntries(str('armed')),
+    idleMultiplier: num('idleMultiplier'),
+    idleTick: num('idleTick'),
+    idleSince: num('idleSince'),
   };
 }
 

@@ -1,8 +1,9 @@
 import { adHocRunId, priorityValue } from '@drover/core';
+import { DuplicateOverrideError } from '../errors/duplicate-override.error';
 import type { RunStore } from '../runs/run.store';
 import { RoutineNotFoundError, type RoutineStore } from './routine.store';
 
-/** Thrown when a manual trigger names a routine that cannot run (archived). */
+/** Thrown when a manual trigger names a routine that cannot run (archived), or a key it has no use for. */
 export class RoutineNotTriggerableError extends Error {
   constructor(
     readonly routine: string,
@@ -13,34 +14,61 @@ export class RoutineNotTriggerableError extends Error {
   }
 }
 
+/** The deduplication id of a selector routine's pending override for `key` (one pending run per key). */
+const overrideDedupId = (routine: string, key: string) => `override:${routine}:${key}`;
+
 /**
  * Runs a routine now, by hand: a run with source `manual` (served before scheduled work), its
  * slot the request time. Works for paused routines (an operator's explicit request) but not for
  * archived ones; it bypasses the schedule, the condition and the overlap policy.
+ *
+ * With `key`, for a selector routine: an override — the run serves that candidate key (in its
+ * payload), goes before the automatic candidates, and is refused (DuplicateOverrideError) while
+ * another override for the key is still queued or running. A disabled candidate may be triggered so.
  */
 export async function triggerRoutine(
   deps: { routines: RoutineStore; runs: RunStore },
   name: string,
-  opts: { now: number; random: () => number; by?: string; payload?: unknown },
+  opts: { now: number; random: () => number; by?: string; payload?: unknown; key?: string },
 ): Promise<{ id: string }> {
   const record = await deps.routines.get(name);
   if (!record) throw new RoutineNotFoundError(name);
   const def = record.def;
   if (def.status === 'archived') throw new RoutineNotTriggerableError(name, 'it is archived');
+  const { key } = opts;
+  if (key !== undefined && !def.selector) {
+    throw new RoutineNotTriggerableError(name, 'a key names a candidate of a selector routine, and this is not one');
+  }
+  const base = opts.payload ?? def.payload;
   const id = adHocRunId(opts.now, opts.random, 'm');
-  await deps.runs.enqueue({
+  const res = await deps.runs.enqueue({
     id,
     routine: def.name,
     jobType: def.jobType,
     queue: def.queue,
     source: 'manual',
     scheduledFor: opts.now,
-    payload: opts.payload ?? def.payload,
+    payload: key === undefined ? base : { ...(base as object), key },
     priority: priorityValue(def.priority),
     maxAttempts: def.maxAttempts,
     timeoutMs: def.timeoutMs,
     backoff: def.backoff,
     createdBy: opts.by ?? 'manual',
+    ...(key !== undefined && { key, dedup: { id: overrideDedupId(def.name, key) } }),
   });
+  if (key !== undefined && !res.created) throw new DuplicateOverrideError(name, key, res.existing);
   return { id };
+}
+
+/** Cancels a selector routine's overrides that have not started; answers their run ids. */
+export async function clearOverrides(deps: { runs: RunStore }, name: string): Promise<string[]> {
+  const open = await deps.runs.openRunsOfRoutine(name);
+  const waiting = open.filter(
+    (r) => r.source === 'manual' && r.key !== undefined && (r.status === 'queued' || r.status === 'scheduled'),
+  );
+  const cleared: string[] = [];
+  for (const r of waiting) {
+    if ((await deps.runs.cancel(r.id, 'override cleared')).outcome === 'canceled') cleared.push(r.id);
+  }
+  return cleared;
 }

@@ -25,6 +25,8 @@ export interface RunJobData {
    * run prepared for its old definition.
    */
   av?: number;
+  /** A selector routine's candidate key this run serves (also in the payload). */
+  key?: string;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**

@@ -14,6 +14,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   replayOf?: string;
   /** Set on a parked run once an operator replayed it as a new run. */
   replayedAs?: string;
+  /** A selector routine's candidate key this run serves. */
+  key?: string;
 };
 
 /** BullMQ's job states as `Job.getState()` / `Queue.getJobState()` report them. */
@@ -100,6 +102,7 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
   view.priority = job.opts.priority ? priorityValueOfBull(job.opts.priority) : 0;
   if (d.createdBy) view.createdBy = d.createdBy;
   if (d.replayOf) view.replayOf = d.replayOf;
+  if (d.key !== undefined) view.key = d.key;
   if (job.processedBy) view.worker = job.processedBy;
   if (job.processedOn) view.startedAt = job.processedOn;
   if (job.finishedOn && (status === 'succeeded' || status === 'canceled' || status === 'parked')) {

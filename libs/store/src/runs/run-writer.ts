@@ -30,11 +30,15 @@ export interface NewRun {
   timeoutMs?: number;
   backoff?: Backoff;
   /**
-   * Creates the run with a BullMQ deduplication marker (id = run id) that lives this long: adding
-   * the same run again within it is a no-op even after retention removed the finished job. Slot
-   * runs use it, so a decision re-applied by another dispatcher never runs a slot twice.
+   * Creates the run with a BullMQ deduplication marker: while it lives, adding a run with the same
+   * `dedup.id` is a no-op (answered `created: false` with the run that holds it). With `ttlMs` it
+   * lives that long even after retention removed the finished job — slot runs use their own id, so
+   * a decision re-applied by another dispatcher never runs a slot twice; without, it lives until the
+   * run finishes — a selector's override uses `override:<routine>:<key>`, one pending run per key.
    */
-  dedupTtlMs?: number;
+  dedup?: { id: string; ttlMs?: number };
+  /** A selector routine's candidate key (also in the payload). */
+  key?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /**
@@ -42,6 +46,16 @@ export interface NewRun {
    * Default true for routine runs; the scheduler leaves it off for `allow` routines.
    */
   trackOpen?: boolean;
+}
+
+/**
+ * What enqueueing a run did: `created` false when it existed already (a job, a record, or a
+ * deduplicated add); `existing` then names the run holding its deduplication marker, if another.
+ */
+export interface EnqueueResult {
+  id: string;
+  created: boolean;
+  existing?: string;
 }
 
 export interface SkippedRun {
@@ -112,7 +126,12 @@ export class RunWriter {
       backoff: { type: 'drover' },
       ...(ranked && { priority: bullPriorityFor(run.source, run.priority ?? 0) }),
       ...(run.delayMs && run.delayMs > 0 && { delay: Math.round(run.delayMs) }),
-      ...(run.dedupTtlMs && { deduplication: { id: run.id, ttl: Math.max(1, Math.round(run.dedupTtlMs)) } }),
+      ...(run.dedup && {
+        deduplication: {
+          id: run.dedup.id,
+          ...(run.dedup.ttlMs !== undefined && { ttl: Math.max(1, Math.round(run.dedup.ttlMs)) }),
+        },
+      }),
       // Retention (removeOnComplete) is queue policy, applied by the workers; a failed job is a
       // parked run and stays until an operator replays or purges it.
     };
@@ -128,6 +147,7 @@ export class RunWriter {
     if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
     if (run.backoff) data.backoff = run.backoff;
     if (run.armedVersion !== undefined) data.av = run.armedVersion;
+    if (run.key !== undefined) data.key = run.key;
     return data;
   }
 
@@ -143,7 +163,7 @@ export class RunWriter {
    * waiting unranked at that moment are served first, once. BullMQ's prioritized set costs about
    * a quarter more Redis time per job than its wait list, so queues that never need it never pay.
    */
-  async enqueueMany(runs: NewRun[]): Promise<{ id: string; created: boolean }[]> {
+  async enqueueMany(runs: NewRun[]): Promise<EnqueueResult[]> {
     const byQueue = new Map<string, NewRun[]>();
     for (const run of runs) {
       const issues = checkPayload(run.payload);
@@ -152,23 +172,15 @@ export class RunWriter {
       if (group) group.push(run);
       else byQueue.set(run.queue, [run]);
     }
-    const created = new Map<string, boolean>();
+    const outcome = new Map<string, EnqueueResult>();
     for (const [queue, group] of byQueue) {
       const policy = (await this.policy(queue)) ?? (await this.registry.require(queue));
       const rankedKey = this.bull.queueKey(queue, 'ranked');
-      // A run exists as a job, as a record (skipped, canceled, replayed) or, for slot runs, as the
-      // deduplication marker that outlives a job removed by retention.
-      const [exists, rankedFlag] = await this.probe(
-        group.flatMap((r) => [
-          this.bull.jobKey(queue, r.id),
-          this.tombstones.key(r.id),
-          this.bull.dedupKey(queue, r.id),
-        ]),
-        rankedKey,
-      );
-      const isNew = group.map((_, i) => !exists[3 * i] && !exists[3 * i + 1] && !exists[3 * i + 2]);
-      const fresh = group.filter((_, i) => isNew[i]);
-      group.forEach((r, i) => created.set(r.id, isNew[i]!));
+      // A run exists as a job, as a record (skipped, canceled, replayed) or as the holder of its
+      // deduplication marker (a slot run removed by retention, a pending override).
+      const [seen, rankedFlag] = await this.probe(queue, group, rankedKey);
+      group.forEach((r, i) => outcome.set(r.id, seen[i]!));
+      const fresh = group.filter((_, i) => seen[i]!.created);
       if (fresh.length === 0) continue;
       let ranked = rankedFlag === '1';
       if (!ranked && fresh.some((r) => !isDefaultRank(r.source, r.priority ?? 0))) {
@@ -184,7 +196,12 @@ export class RunWriter {
         jobs.length === 1
           ? [await this.bull.get(queue).add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)]
           : await this.bull.get(queue).addBulk(jobs);
-      const withRoutine = fresh.filter((r) => r.routine !== null);
+      // BullMQ answers a deduplicated add with the id of the job that holds the marker.
+      added.forEach((job, i) => {
+        const r = fresh[i]!;
+        if (job.id !== r.id) outcome.set(r.id, { id: r.id, created: false, ...(job.id && { existing: job.id }) });
+      });
+      const withRoutine = fresh.filter((r) => r.routine !== null && outcome.get(r.id)!.created);
       if (withRoutine.length) {
         const addedAt = new Map(added.map((j) => [j.id, j.timestamp]));
         const pipe = this.redis.pipeline();
@@ -195,7 +212,7 @@ export class RunWriter {
         await pipe.exec();
       }
     }
-    return runs.map((r) => ({ id: r.id, created: created.get(r.id) ?? false }));
+    return runs.map((r) => outcome.get(r.id) ?? { id: r.id, created: false });
   }
 
   /** Records a fire that policy skipped: a run with status `skipped` that never reaches a worker. */
@@ -226,20 +243,41 @@ export class RunWriter {
     return { id: s.id, created };
   }
 
-  /** EXISTS for each key plus one GET, in one round trip. */
-  private async probe(existKeys: string[], getKey: string): Promise<[boolean[], string | null]> {
-    if (this.connections.isCluster) {
-      return Promise.all([this.existsEach(existKeys), this.redis.get(getKey)]);
+  /**
+   * For each run, in one round trip: does its job or its record exist, and which run holds its
+   * deduplication marker; plus the queue's ranked flag.
+   */
+  private async probe(queue: string, group: NewRun[], rankedKey: string): Promise<[EnqueueResult[], string | null]> {
+    const cmds: [string, string][] = [];
+    for (const r of group) {
+      cmds.push(['exists', this.bull.jobKey(queue, r.id)], ['exists', this.tombstones.key(r.id)]);
+      if (r.dedup) cmds.push(['get', this.bull.dedupKey(queue, r.dedup.id)]);
     }
-    const pipe = this.redis.pipeline();
-    for (const k of existKeys) pipe.exists(k);
-    pipe.get(getKey);
-    const res = (await pipe.exec()) ?? [];
-    const values = res.map(([err, v]) => {
-      if (err) throw err;
-      return v;
+    cmds.push(['get', rankedKey]);
+    let values: unknown[];
+    if (this.connections.isCluster) {
+      values = await Promise.all(cmds.map(([c, k]) => (c === 'get' ? this.redis.get(k) : this.redis.exists(k))));
+    } else {
+      const pipe = this.redis.pipeline();
+      for (const [c, k] of cmds) {
+        if (c === 'get') pipe.get(k);
+        else pipe.exists(k);
+      }
+      values = ((await pipe.exec()) ?? []).map(([err, v]) => {
+        if (err) throw err;
+        return v;
+      });
+    }
+    let i = 0;
+    const seen = group.map((r): EnqueueResult => {
+      const job = values[i++] === 1;
+      const record = values[i++] === 1;
+      const holder = r.dedup ? (values[i++] as string | null) : null;
+      if (job || record) return { id: r.id, created: false };
+      if (holder) return { id: r.id, created: false, ...(holder !== r.id && { existing: holder }) };
+      return { id: r.id, created: true };
     });
-    return [values.slice(0, -1).map((n) => n === 1), (values[values.length - 1] as string | null) ?? null];
+    return [seen, (values[i] as string | null) ?? null];
   }
 
   /** EXISTS for each key, in one round trip (a pipeline; on Cluster, commands sent together). */

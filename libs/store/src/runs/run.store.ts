@@ -12,9 +12,9 @@ import { RunTombstones } from './run-tombstones';
 import { readJobWithState } from './job-with-state';
 import { runFromJob, type RunView } from './run-view';
 import { RunWaiter } from './run-waiter';
-import { RunWriter, type NewRun, type SkippedRun } from './run-writer';
+import { RunWriter, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
 
-export { InvalidPayloadError, type NewRun, type SkippedRun } from './run-writer';
+export { InvalidPayloadError, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
 
 export type CancelOutcome = 'canceled' | 'cancel-requested' | 'already-final' | 'not-found';
 
@@ -71,12 +71,12 @@ export class RunStore {
    * skipped, canceled or replayed) creates nothing and answers `created: false`. Two calls racing
    * may both answer `created: true`, but only one job (one run) ever exists.
    */
-  async enqueue(run: NewRun): Promise<{ id: string; created: boolean }> {
+  async enqueue(run: NewRun): Promise<EnqueueResult> {
     return (await this.writer.enqueueMany([run]))[0]!;
   }
 
   /** {@link enqueue} for many runs at once (see RunWriter.enqueueMany for the order of work). */
-  enqueueMany(runs: NewRun[]): Promise<{ id: string; created: boolean }[]> {
+  enqueueMany(runs: NewRun[]): Promise<EnqueueResult[]> {
     return this.writer.enqueueMany(runs);
   }
 

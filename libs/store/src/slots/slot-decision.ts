@@ -4,8 +4,11 @@
  * when it was decided (epoch ms).
  */
 export type SlotDecision =
-  /** `v`: for a run armed ahead of its slot, the routine version it was armed for. */
-  | { kind: 'fire'; source: 'schedule' | 'catch-up'; cancel: string[]; at: number; v?: number }
+  /**
+   * `v`: for a run armed ahead of its slot, the routine version it was armed for. `keys`: for a
+   * selector routine, the candidate keys chosen (one run each).
+   */
+  | { kind: 'fire'; source: 'schedule' | 'catch-up'; cancel: string[]; at: number; v?: number; keys?: string[] }
   | { kind: 'skip'; source: 'schedule' | 'catch-up'; reason: string; failed?: boolean; at: number };
 
 export function encodeDecision(d: SlotDecision): string {

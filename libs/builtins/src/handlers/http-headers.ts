@@ -9,6 +9,8 @@ export interface DroverHeaderValues {
   scheduledFor: string;
   /** 1-based. */
   attempt: number;
+  /** A selector routine's candidate key (X-Drover-Key). */
+  key?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ const DROVER_HEADER_NAMES = new Set([
   'x-drover-routine',
   'x-drover-scheduled-for',
   'x-drover-attempt',
+  'x-drover-key',
 ]);
 
 /** RFC 9110 §5.1: a field name is a token. */
@@ -98,5 +101,6 @@ export function requestHeaders(
   out['X-Drover-Routine'] = drover.routine;
   out['X-Drover-Scheduled-For'] = drover.scheduledFor;
   out['X-Drover-Attempt'] = String(drover.attempt);
+  if (drover.key !== undefined) out['X-Drover-Key'] = drover.key;
   return out;
 }

@@ -9,7 +9,7 @@ import {
   type PayloadOf,
 } from '@drover/worker-runtime';
 import { payloadHeadersSchema, requestHeaders } from './http-headers';
-import { UrlAllowlist } from './url-allowlist';
+import { UrlAllowlist } from '../http/url-allowlist';
 
 export const httpRequestJob = defineJob('http.request', {
   payload: z.strictObject({
@@ -24,6 +24,8 @@ export const httpRequestJob = defineJob('http.request', {
     /** A string is sent as is; anything else as JSON. */
     body: z.unknown().optional(),
     timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    /** Set by a selector routine: the candidate key this run serves, sent as X-Drover-Key. */
+    key: z.string().max(512).optional(),
   }),
 });
 
@@ -88,6 +90,7 @@ export class HttpRequestHandler implements JobHandlerInterface<HttpRequestPayloa
         routine: run.routine ?? '',
         scheduledFor: new Date(run.scheduledFor ?? run.createdAt).toISOString(),
         attempt: run.attempt,
+        ...(p.key !== undefined && { key: p.key }),
       },
       body !== undefined && typeof p.body !== 'string' ? 'application/json' : undefined,
     );

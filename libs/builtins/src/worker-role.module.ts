@@ -5,7 +5,10 @@ import { NoopHandler } from './handlers/noop.handler';
 import { SleepHandler } from './handlers/sleep.handler';
 import { droverVersion } from './version';
 
-/** The worker role with Drover's built-in handlers; the worker and standalone apps import it. */
+/**
+ * The worker role with Drover's built-in handlers (`noop`, `sleep`, `http.request`); the worker
+ * and standalone apps import it, and so may a team's own worker app (docs/worker.md).
+ */
 @Module({
   imports: [WorkerRuntimeModule.forRoot({ version: droverVersion() })],
   providers: [NoopHandler, SleepHandler, HttpRequestHandler],
