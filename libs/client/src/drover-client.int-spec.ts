@@ -7,7 +7,7 @@ import type { DroverClient } from './drover-client.service';
 import type { RunId } from './drover-run';
 import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
 import { InvalidOptionsError } from './errors/invalid-options.error';
-import { InvalidPayloadError } from './errors/invalid-payload.error';
+import { InvalidPayloadError } from '@drover/core';
 import { RunNotFoundError } from './errors/run-not-found.error';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import { UnknownJobTypeError } from './errors/unknown-job-type.error';

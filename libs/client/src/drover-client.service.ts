@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
   adHocRunId,
+  MAX_JOB_TYPE_LENGTH,
   pauseFromRequest,
   runIdForIdempotencyKey,
   type JobContract,
@@ -142,8 +143,10 @@ export class DroverClient {
 
   private contractFor(job: string | AnyContract): JobContract | undefined {
     if (typeof job !== 'string') return job;
-    if (!job.trim() || job.length > 200) {
-      throw new InvalidOptionsError('enqueue', [`jobType: ${JSON.stringify(job)} must be 1-200 characters`]);
+    if (!job.trim() || job.length > MAX_JOB_TYPE_LENGTH) {
+      throw new InvalidOptionsError('enqueue', [
+        `jobType: ${JSON.stringify(job)} must be 1-${MAX_JOB_TYPE_LENGTH} characters`,
+      ]);
     }
     const contract = this.options.contracts.get(job);
     if (!contract && this.options.strictJobTypes)

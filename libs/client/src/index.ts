@@ -4,7 +4,6 @@ export * from './drover-options';
 export * from './drover-client.service';
 export * from './drover-run';
 export type { EnqueueOptions, ListRunsOptions, WaitOptions } from './call-options';
-export * from './errors/invalid-payload.error';
 export * from './errors/invalid-options.error';
 export * from './errors/unknown-job-type.error';
 export * from './errors/idempotency-key-conflict.error';
@@ -14,6 +13,8 @@ export * from './errors/invalid-routine.error';
 // What a producer needs from the rest of Drover, so `@drover/client` is the only import.
 export {
   defineJob,
+  InvalidPayloadError,
+  type PayloadIssue,
   type JobContract,
   type JobContractSchemas,
   type PayloadInputOf,

@@ -1,5 +1,4 @@
-import { checkPayload, type JobContract } from '@drover/core';
-import { InvalidPayloadError } from './errors/invalid-payload.error';
+import { checkPayload, InvalidPayloadError, type JobContract } from '@drover/core';
 
 /**
  * Checks a payload before anything is written: against the contract's schema when there is one

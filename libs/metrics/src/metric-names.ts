@@ -19,16 +19,18 @@ export const METRIC = {
   queueGlobalConcurrency: 'drover_queue_global_concurrency',
 } as const;
 
-export const RUN_STATUSES = ['succeeded', 'failed', 'retried', 'parked', 'canceled', 'skipped'] as const;
-export type RunMetricStatus = (typeof RUN_STATUSES)[number];
+/**
+ * The `status` label values of `drover_runs_total`: run outcomes as counted (spec §6) — not the run
+ * statuses of core's model (`retried` counts a failed attempt that is retried).
+ */
+export const RUN_OUTCOME_LABELS = ['succeeded', 'failed', 'retried', 'parked', 'canceled', 'skipped'] as const;
+export type RunMetricStatus = (typeof RUN_OUTCOME_LABELS)[number];
 
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'parked'] as const;
 export type QueueMetricState = (typeof QUEUE_STATES)[number];
 
 export const FIRE_OUTCOMES = ['enqueued', 'skipped', 'failed'] as const;
 export type FireOutcome = (typeof FIRE_OUTCOMES)[number];
-
-export const ROUTINE_STATUSES = ['active', 'paused', 'archived'] as const;
 
 /** Job durations range from milliseconds to hours. */
 export const RUN_DURATION_BUCKETS = [

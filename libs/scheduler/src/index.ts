@@ -10,7 +10,6 @@ export * from './reconcile/watchdog.service';
 export * from './leadership/leader-elector';
 export * from './leadership/scheduler-leader.service';
 export * from './reconcile/reconciler.service';
-export * from './reconcile/watchdog';
 export * from './scheduler-options';
 export * from './scheduler.module';
 export * from './fires/fires-queue.provider';

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { NAME_PATTERN } from '../model/name.schema';
+import { MAX_JOB_TYPE_LENGTH } from './job-type';
 
-/** The longest job type name (the same bound a routine's `jobType` has). */
-export const MAX_JOB_TYPE_LENGTH = 200;
+export { MAX_JOB_TYPE_LENGTH } from './job-type';
 
 /**
  * A typed job contract shared by producers (`DroverClient.enqueue`) and the worker

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_JOB_TYPE_LENGTH } from '../contracts/job-type';
 import { nameSchema } from './name.schema';
 import { backoffSchema } from './queue.schema';
 import { checkPayload } from './payload.policy';
@@ -28,7 +29,7 @@ export function routineSchema(opts?: ValidationOptions) {
   const { maxPayloadBytes } = resolveValidationOptions(opts);
   return z.strictObject({
     name: nameSchema,
-    jobType: z.string().min(1).max(200),
+    jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH),
     queue: nameSchema,
     trigger: triggerSchema(opts),
     payload: z

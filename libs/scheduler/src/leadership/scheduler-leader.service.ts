@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import type { Logger } from 'pino';
 import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
-import { DroverMetrics, ROUTINE_STATUSES } from '@drover/metrics';
+import { ROUTINE_STATUSES } from '@drover/core';
+import { DroverMetrics } from '@drover/metrics';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, StaleLeaderError, type RedisClient } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';

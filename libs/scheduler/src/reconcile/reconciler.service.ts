@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { nextFire, type Routine } from '@drover/core';
+import { firesOnSchedule, nextFire } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock } from '@drover/platform';
 import { DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
-import { FIRE_JOB_OPTS, onceFireJobId, RoutineStore, type RoutineRecord, type RoutineState } from '@drover/store';
+import { FIRE_JOB_OPTS, onceFireJobId, RoutineStore, type RoutineRecord } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
@@ -42,13 +42,6 @@ export class Reconciler {
     return this.keys.core('scheduler-defs');
   }
 
-  /** Whether a routine should have a timing source now. */
-  static wants(def: Routine, state: RoutineState): boolean {
-    if (def.status !== 'active' || state.disabledReason || def.trigger.kind === 'manual') return false;
-    if (def.trigger.kind === 'once') return Date.parse(def.trigger.at) > (state.lastSlot ?? -1);
-    return true;
-  }
-
   async reconcileAll(lead: Leadership, isCurrent: () => boolean): Promise<ReconcileReport> {
     const records = await this.routines.list();
     const states = await this.routines.getStates(records.map((r) => r.def.name));
@@ -56,7 +49,7 @@ export class Reconciler {
     const report: ReconcileReport = { upserted: [], removed: [], unchanged: 0 };
     const desired = new Map<string, RoutineRecord>();
     for (const rec of records) {
-      if (Reconciler.wants(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
+      if (firesOnSchedule(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
     const toWrite = [...desired.values()].filter(
       (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def)),
@@ -90,7 +83,7 @@ export class Reconciler {
     const rec = await this.routines.get(name);
     const state = await this.routines.getState(name);
     const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
-    const wanted = rec && Reconciler.wants(rec.def, state);
+    const wanted = rec && firesOnSchedule(rec.def, state);
     if (wanted && (force || written !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))))
       await this.write(rec, written, lead, isCurrent);
     else if (!wanted && written) await this.remove(name, written, lead, isCurrent);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { pauseExpired } from '@drover/core';
+import { overdueSlot, pauseExpired } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock } from '@drover/platform';
@@ -8,7 +8,6 @@ import { BullQueues, requestRepair, RoutineStore } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import type { Leadership } from '../leadership/leader-elector';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
-import { overdueSlot } from './watchdog';
 
 /**
  * The leader's periodic check of stored state, so that nothing depends on a fire or a change

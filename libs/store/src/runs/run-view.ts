@@ -124,6 +124,3 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
   }
   return view;
 }
-
-/** Statuses a caller waiting for a run's end stops at (`parked` waits for an operator). */
-export const TERMINAL_VIEW_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'skipped', 'parked'];

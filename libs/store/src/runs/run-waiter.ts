@@ -1,7 +1,8 @@
 import { QueueEvents } from 'bullmq';
 import type { RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
-import { TERMINAL_VIEW_STATUSES, type RunView } from './run-view';
+import { SETTLED_RUN_STATUSES } from '@drover/core';
+import type { RunView } from './run-view';
 
 interface Listening {
   events: QueueEvents;
@@ -25,7 +26,7 @@ export class RunWaiter {
   ) {}
 
   /**
-   * Resolves with the run once `read()` shows a status in {@link TERMINAL_VIEW_STATUSES} (or null
+   * Resolves with the run once `read()` shows a status in {@link SETTLED_RUN_STATUSES} (or null
    * once it does not exist), or with the last view and `timedOut` after `timeoutMs`.
    */
   async wait(
@@ -54,7 +55,7 @@ export class RunWaiter {
         do {
           again = false;
           last = await read();
-          if (!last || TERMINAL_VIEW_STATUSES.includes(last.status)) return finish(false);
+          if (!last || SETTLED_RUN_STATUSES.includes(last.status)) return finish(false);
         } while (again && !done);
       };
       // Serialise re-reads: a nudge during a read schedules exactly one more.

@@ -1,5 +1,12 @@
 import type { JobsOptions } from 'bullmq';
-import { checkPayload, type Backoff, type Queue, type Retention, type RunSource } from '@drover/core';
+import {
+  checkPayload,
+  InvalidPayloadError,
+  type Backoff,
+  type Queue,
+  type Retention,
+  type RunSource,
+} from '@drover/core';
 import type { RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueRegistry } from '../queues/queue-registry.store';
@@ -66,16 +73,6 @@ export interface SkippedRun {
   source: RunSource;
   scheduledFor: number | null;
   reason: string;
-}
-
-/** Thrown by `enqueue` for a payload that is not plain JSON or is too large; nothing is stored. */
-export class InvalidPayloadError extends Error {
-  constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
-    super(
-      `invalid payload: ${issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'} ${i.message}`).join('; ')}`,
-    );
-    this.name = 'InvalidPayloadError';
-  }
 }
 
 const DEFAULT_RETENTION: Retention = { count: 1000, ageMs: 7 * 24 * 3_600_000 };
@@ -167,7 +164,7 @@ export class RunWriter {
     const byQueue = new Map<string, NewRun[]>();
     for (const run of runs) {
       const issues = checkPayload(run.payload);
-      if (issues.length) throw new InvalidPayloadError(issues);
+      if (issues.length) throw new InvalidPayloadError(run.jobType, issues);
       const group = byQueue.get(run.queue);
       if (group) group.push(run);
       else byQueue.set(run.queue, [run]);

@@ -6,7 +6,8 @@ import { BullQueues } from '../queues/bull-queues';
 import { QueueRegistry, UnknownQueueError } from '../queues/queue-registry.store';
 import { WorkerCatalog } from '../workers/worker-catalog.store';
 import { cancelChannel, decodeCancel } from './cancel-channel';
-import { InvalidPayloadError, RunStore, type NewRun } from './run.store';
+import { InvalidPayloadError } from '@drover/core';
+import { RunStore, type NewRun } from './run.store';
 
 interface Ctx {
   prefix: string;

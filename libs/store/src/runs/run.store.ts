@@ -14,7 +14,7 @@ import { runFromJob, type RunView } from './run-view';
 import { RunWaiter } from './run-waiter';
 import { RunWriter, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
 
-export { InvalidPayloadError, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
+export { type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
 
 export type CancelOutcome = 'canceled' | 'cancel-requested' | 'already-final' | 'not-found';
 

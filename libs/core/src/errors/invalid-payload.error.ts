@@ -1,17 +1,13 @@
-/** One problem with a payload: where (`path` from the payload root; `[]` = the root) and what. */
-export interface PayloadProblem {
-  path: (string | number)[];
-  message: string;
-}
+import type { PayloadIssue } from '../model/payload.policy';
 
 /**
- * Thrown by `enqueue` before anything is written when the payload fails its job type's contract
- * or is not plain JSON. `issues` lists every problem; the message names the first few.
+ * A payload that cannot be stored: not plain JSON, too large, or failing its job type's contract.
+ * Thrown before anything is written. `issues` lists every problem; the message names the first few.
  */
 export class InvalidPayloadError extends Error {
   constructor(
     readonly jobType: string,
-    readonly issues: PayloadProblem[],
+    readonly issues: PayloadIssue[],
   ) {
     const shown = issues
       .slice(0, 5)
