@@ -4,6 +4,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 
+// What Drover requires of a Redis server, from the one file libs/redis and the test harness read too.
+const settings = JSON.parse(
+  readFileSync(new URL('../../libs/redis/src/redis-requirements.json', import.meta.url), 'utf8'),
+);
+function localServerArgs(port, dir) {
+  const pairs = { port: String(port), dir, ...settings.local, ...settings.required };
+  return Object.entries(pairs).flatMap(([k, v]) => [`--${k}`, v]);
+}
+
 function portFree(port) {
   return new Promise((resolve) => {
     const srv = createServer();
@@ -59,22 +68,7 @@ export async function startEmbeddedRedis(home, preferredPort = 6379) {
   while (!(await portFree(port))) port += 1;
   const child = spawn(
     'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '60 1000',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
-      '--logfile',
-      join(home, 'redis.log'),
-    ],
+    [...localServerArgs(port, dir), '--save', '60 1000', '--appendonly', 'no', '--logfile', join(home, 'redis.log')],
     { detached: true, stdio: 'ignore' },
   );
   writeFileSync(pidFile, String(child.pid));

@@ -52,7 +52,7 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
     return waitFor(
       `${routine} to have runs armed ahead`,
       async () => {
-        const armed = (await cluster.routines().getState(routine)).armed.filter((e) => e.slot > after);
+        const armed = (await cluster.routines.getState(routine)).armed.filter((e) => e.slot > after);
         return armed.length > 0 ? armed : undefined;
       },
       { timeoutMs: 5_000 },
@@ -78,12 +78,12 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
   it('deleted while no scheduler runs: its armed runs are refused by the worker and never reach the receiver', async () => {
     const scheduler = await cluster.start('scheduler', 'sched-del');
     await cluster.start('worker', 'worker-1');
-    await cluster.routines().upsert(every('del-me', '/del'), 'api', Date.now());
+    await cluster.routines.upsert(every('del-me', '/del'), 'api', Date.now());
     await oracle.waitFor('two deliveries', () => hitsOf('del-me').length >= 2, 15_000);
     await scheduler.stop('SIGKILL');
     const deletedAt = Date.now();
     const armed = await armedAfter('del-me', deletedAt);
-    expect(await cluster.routines().remove('del-me')).toBe(true);
+    expect(await cluster.routines.remove('del-me')).toBe(true);
 
     const ended = await endOf('del-me', armed);
     expect(ended.map((r) => [r.status, r.reason])).toEqual(
@@ -94,12 +94,12 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
 
   it('edited while no scheduler runs: no run armed for the old payload starts; the next scheduler decides those slots again', async () => {
     const scheduler = await cluster.start('scheduler', 'sched-edit');
-    await cluster.routines().upsert(every('edit-me', '/old'), 'api', Date.now());
+    await cluster.routines.upsert(every('edit-me', '/old'), 'api', Date.now());
     await oracle.waitFor('two deliveries', () => hitsOf('edit-me').length >= 2, 15_000);
     await scheduler.stop('SIGKILL');
     const editedAt = Date.now();
     const armed = await armedAfter('edit-me', editedAt);
-    expect(await cluster.routines().upsert(every('edit-me', '/new'), 'api', editedAt)).toBe('updated');
+    expect(await cluster.routines.upsert(every('edit-me', '/new'), 'api', editedAt)).toBe('updated');
 
     const refused = await endOf('edit-me', armed);
     expect(refused.map((r) => r.status)).toEqual(armed.map(() => 'canceled'));
@@ -120,11 +120,11 @@ describe('a deleted, paused or edited routine never starts a run prepared for it
   }, 90_000);
 
   it('paused with the leader running: the armed runs are withdrawn and their slots recorded as paused', async () => {
-    await cluster.routines().upsert(every('pause-me', '/pause'), 'api', Date.now());
+    await cluster.routines.upsert(every('pause-me', '/pause'), 'api', Date.now());
     await oracle.waitFor('two deliveries', () => hitsOf('pause-me').length >= 2, 15_000);
     const pausedAt = Date.now();
     const armed = await armedAfter('pause-me', pausedAt);
-    await cluster.routines().setStatus('pause-me', 'paused', pausedAt);
+    await cluster.routines.setStatus('pause-me', 'paused', pausedAt);
 
     const recorded = await endOf('pause-me', armed, 1);
     expect(recorded.map((r) => [r.status, r.reason])).toEqual(armed.map(() => ['skipped', 'paused']));

@@ -45,7 +45,7 @@ describe('concurrency policies with real processes', () => {
   it('forbid never overlaps and records the skipped fires', async () => {
     await forbidOracle.waitFor('4 runs', (h) => h.length >= 4, 30_000);
     expect(forbidOracle.maxInFlight()).toBe(1);
-    const runs = await cluster.runs().listByRoutine('slow-forbid', { limit: 100 });
+    const runs = await cluster.runs.listByRoutine('slow-forbid', { limit: 100 });
     const skipped = runs.filter((r) => r.status === 'skipped');
     expect(skipped.length).toBeGreaterThan(0);
     expect(skipped.every((r) => r.reason === 'overlap-forbid')).toBe(true);
@@ -67,7 +67,7 @@ describe('concurrency policies with real processes', () => {
     );
     expect(first.reason).toMatch(/replaced by r-slow-replace-/);
     // The replacement ran while the first one was canceled: never two at once for long.
-    const open = await cluster.runs().openRunsOfRoutine('slow-replace');
+    const open = await cluster.runs.openRunsOfRoutine('slow-replace');
     expect(open.filter((r) => r.status === 'running').length).toBeLessThanOrEqual(1);
   }, 60_000);
 });

@@ -84,7 +84,7 @@ describe.each(COUNTS)('a queue keeping %i finished runs', (count) => {
         scheduledFor: null,
         payload: {},
       }));
-      await cluster.runs().enqueueMany(batch);
+      await cluster.runs.enqueueMany(batch);
       n += batch.length;
       await new Promise((r) => setTimeout(r, Math.max(0, 100 - (Date.now() - t))));
     }

@@ -64,14 +64,14 @@ describe('a selector routine over HTTP candidates, one worker at concurrency 1',
     if (!res.ok) throw new Error(res.errors.join('; '));
     await cluster.start('scheduler', 'sched-1');
     await cluster.start('worker', 'worker-1');
-    await cluster.routines().upsert(res.bundle.routines[0]!, 'api', Date.now());
+    await cluster.routines.upsert(res.bundle.routines[0]!, 'api', Date.now());
 
     await oracle.waitFor('the five enabled keys', () => delivered().length >= 5, 30_000);
     expect(delivered()).toEqual(['critic:web', 'critic:api', 'builder:api', 'builder:web', 'architect:docs']);
 
     // Nothing owed now: ticks back off (looked, skipped once, looked, skipped three times…).
     const reasons = async () =>
-      (await cluster.runs().listByRoutine('metas', { limit: 20, status: 'skipped' })).map((r) => r.reason).reverse();
+      (await cluster.runs.listByRoutine('metas', { limit: 20, status: 'skipped' })).map((r) => r.reason).reverse();
     await waitFor(
       'idle backoff',
       async () => {
@@ -84,7 +84,7 @@ describe('a selector routine over HTTP candidates, one worker at concurrency 1',
     // An operator's override goes before automatic work that became owed right after it (forbid:
     // one run at a time), and a second override for the same key is refused while it is pending.
     const trigger = (key: string) =>
-      triggerRoutine({ routines: cluster.routines(), runs: cluster.runs() }, 'metas', {
+      triggerRoutine({ routines: cluster.routines, runs: cluster.runs }, 'metas', {
         now: Date.now(),
         random: Math.random,
         key,

@@ -11,7 +11,7 @@ import { InvalidPayloadError } from '@drover/core';
 import { RunNotFoundError } from './errors/run-not-found.error';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import { UnknownJobTypeError } from './errors/unknown-job-type.error';
-import { defineQueues, gate, reportsGenerate, startProducer, startWorker, starts } from './testing/client-test-harness';
+import { defineQueues, gate, reportsGenerate, startProducer, startWorker, starts } from '../test/client-test-harness';
 
 const QUEUES = [{ name: 'default' }, { name: 'reports' }, { name: 'serial', concurrency: 1 }];
 

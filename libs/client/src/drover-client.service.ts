@@ -37,14 +37,17 @@ import { UnknownJobTypeError } from './errors/unknown-job-type.error';
 import type { ResolvedDroverOptions } from './resolve-options';
 import { validatePayload } from './validate-payload';
 
-/** The time and randomness the client uses (injected so tests and ids never read globals inline). */
+/**
+ * The time and randomness the client uses (injected so tests and ids never read globals inline).
+ * By default: the cluster clock (Redis TIME, like every Drover process) and a secure random source.
+ */
 export interface ClientClock {
   now(): number;
   /** A number in [0, 1). */
   random(): number;
 }
 
-const systemClock: ClientClock = { now: () => Date.now(), random: () => randomInt(0, 2 ** 47) / 2 ** 47 };
+const secureRandom = () => randomInt(0, 2 ** 47) / 2 ** 47;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types
 type AnyContract = JobContract<any, any, any>;
@@ -66,7 +69,7 @@ export class DroverClient {
   constructor(
     private readonly connection: DroverConnection,
     private readonly options: Pick<ResolvedDroverOptions, 'defaultQueue' | 'name' | 'contracts' | 'strictJobTypes'>,
-    clock: ClientClock = systemClock,
+    clock: ClientClock = { now: () => connection.clock.now(), random: secureRandom },
   ) {
     this.now = () => clock.now();
     this.random = () => clock.random();

@@ -7,7 +7,7 @@ import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/te
 import { DroverClient } from './drover-client.service';
 import { DroverModule } from './drover.module';
 import { InvalidOptionsError } from './errors/invalid-options.error';
-import { defineQueues, startProducer, startWorker } from './testing/client-test-harness';
+import { defineQueues, startProducer, startWorker } from '../test/client-test-harness';
 
 /** Names of the Redis connections whose client name starts with `drover:<name>:`. */
 async function connectionsNamed(reader: Redis, name: string): Promise<string[]> {

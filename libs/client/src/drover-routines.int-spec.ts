@@ -3,7 +3,7 @@ import { RoutineNotFoundError, RoutineNotTriggerableError } from '@drover/store'
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import type { DroverClient } from './drover-client.service';
 import { InvalidRoutineError } from './errors/invalid-routine.error';
-import { defineQueues, startProducer, startWorker, starts } from './testing/client-test-harness';
+import { defineQueues, startProducer, startWorker, starts } from '../test/client-test-harness';
 
 describe('DroverClient routines with a real redis-server and a worker runtime', () => {
   let worker: INestApplicationContext;

@@ -1,5 +1,3 @@
-export * from './clock';
-export * from './cluster-clock';
 export * from './readiness.registry';
 export * from './health.controller';
 export * from './platform.module';

@@ -4,10 +4,9 @@ import type { Logger } from 'pino';
 import { AppConfig, DroverConfigModule } from '@drover/config';
 import { LoggerModule } from '@drover/logger';
 import { MetricsModule } from '@drover/metrics';
-import { RedisModule } from '@drover/redis';
+import { Clock, ClusterClock, RedisModule } from '@drover/redis';
 import { HealthController } from './health.controller';
-import { Clock } from './clock';
-import { ClusterClock } from './cluster-clock';
+
 import { ReadinessRegistry } from './readiness.registry';
 
 /** What every Drover app has: config, logs, Redis, metrics, health and readiness. */

@@ -5,3 +5,6 @@ export * from './memory-policy';
 export * from './redis.module';
 export * from './scripts';
 export * from './errors/stale-leader.error';
+export * from './clock/clock';
+export * from './clock/cluster-clock';
+export * from './server-settings';

@@ -1,4 +1,5 @@
 import type { RedisClient } from './redis-connections';
+import { REQUIRED_MEMORY_POLICY } from './server-settings';
 
 export type MemoryPolicyVerdict =
   { ok: true; policy: string } | { ok: false; policy: string; message: string } | { ok: 'unknown'; message: string };
@@ -11,16 +12,16 @@ export async function checkMemoryPolicy(client: RedisClient): Promise<MemoryPoli
   try {
     const reply = (await client.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
     const policy = reply[1] ?? 'unknown';
-    if (policy === 'noeviction') return { ok: true, policy };
+    if (policy === REQUIRED_MEMORY_POLICY) return { ok: true, policy };
     return {
       ok: false,
       policy,
-      message: `Redis maxmemory-policy is "${policy}": Redis may evict job keys and lose work. Set "maxmemory-policy noeviction".`,
+      message: `Redis maxmemory-policy is "${policy}": Redis may evict job keys and lose work. Set "maxmemory-policy ${REQUIRED_MEMORY_POLICY}".`,
     };
   } catch (err) {
     return {
       ok: 'unknown',
-      message: `could not read maxmemory-policy (${(err as Error).message}); make sure it is "noeviction"`,
+      message: `could not read maxmemory-policy (${(err as Error).message}); make sure it is "${REQUIRED_MEMORY_POLICY}"`,
     };
   }
 }

@@ -13,6 +13,7 @@ export * from './runs/run-waiter';
 export * from './runs/run.store';
 export * from './workers/worker-catalog.store';
 export * from './store.module';
+export * from './create-stores';
 export * from './routines/routine-record';
 export * from './routines/routine.store';
 export * from './routines/routine-trigger';

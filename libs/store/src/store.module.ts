@@ -1,66 +1,38 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
+import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
+import { createStores, type Stores } from './create-stores';
+import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
-import { PlanService } from './plan/plan.service';
 import { RoutineStore } from './routines/routine.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
 
+const STORES = Symbol('drover.stores');
+const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pick });
+
 /**
  * The Redis-backed stores as Nest providers (one instance per process, however many roles import
- * the module). Needs RedisConnections and DroverKeys (the platform's RedisModule).
+ * the module), all from {@link createStores}. Needs RedisConnections, DroverKeys (the platform's
+ * RedisModule) and the platform's Clock.
  */
 @Module({
   providers: [
     {
-      provide: BullQueues,
-      inject: [RedisConnections, DroverKeys],
-      useFactory: (c: RedisConnections, k: DroverKeys) => new BullQueues(c, k),
+      provide: STORES,
+      inject: [RedisConnections, DroverKeys, Clock],
+      useFactory: (c: RedisConnections, k: DroverKeys, clock: Clock) => createStores(c, k, () => clock.now()),
     },
-    {
-      provide: QueueRegistry,
-      inject: [RedisConnections, DroverKeys, BullQueues],
-      useFactory: (c: RedisConnections, k: DroverKeys, b: BullQueues) => new QueueRegistry(c.command, k, b),
-    },
-    {
-      provide: RunStore,
-      inject: [RedisConnections, DroverKeys, QueueRegistry, BullQueues, Clock],
-      useFactory: (c: RedisConnections, k: DroverKeys, r: QueueRegistry, b: BullQueues, clock: Clock) =>
-        new RunStore(c, k, r, { bull: b, now: () => clock.now() }),
-    },
-    {
-      provide: WorkerCatalog,
-      inject: [RedisConnections, DroverKeys],
-      useFactory: (c: RedisConnections, k: DroverKeys) => new WorkerCatalog(c.command, k),
-    },
-    {
-      provide: RoutineStore,
-      inject: [RedisConnections, DroverKeys],
-      useFactory: (c: RedisConnections, k: DroverKeys) => new RoutineStore(c.command, k),
-    },
-    {
-      provide: SlotClaims,
-      inject: [RedisConnections, DroverKeys],
-      useFactory: (c: RedisConnections, k: DroverKeys) => new SlotClaims(c.command, k),
-    },
-    {
-      provide: PlanService,
-      inject: [RoutineStore, QueueRegistry, BullQueues, WorkerCatalog, RunStore, RedisConnections, Clock],
-      useFactory: (
-        routines: RoutineStore,
-        registry: QueueRegistry,
-        bull: BullQueues,
-        catalog: WorkerCatalog,
-        runs: RunStore,
-        c: RedisConnections,
-        clock: Clock,
-      ) => new PlanService({ routines, registry, bull, catalog, runs, redis: c.command, now: () => clock.now() }),
-    },
+    { provide: BullQueues, ...each((s) => s.bull) },
+    { provide: QueueRegistry, ...each((s) => s.registry) },
+    { provide: RunStore, ...each((s) => s.runs) },
+    { provide: RoutineStore, ...each((s) => s.routines) },
+    { provide: SlotClaims, ...each((s) => s.claims) },
+    { provide: WorkerCatalog, ...each((s) => s.catalog) },
+    { provide: PlanService, ...each((s) => s.plan) },
   ],
-  exports: [BullQueues, QueueRegistry, RunStore, WorkerCatalog, RoutineStore, SlotClaims, PlanService],
+  exports: [BullQueues, QueueRegistry, RunStore, RoutineStore, SlotClaims, WorkerCatalog, PlanService],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(

@@ -6,3 +6,4 @@ export * from './app-process';
 export * from './prometheus';
 export * from './http-oracle';
 export * from './fake-time';
+export * from './test-stores';

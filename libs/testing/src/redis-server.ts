@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+// A relative import: jest's global setup loads this file without the @drover/* path mapping.
+import { localServerArgs } from '../../redis/src/server-settings';
 import { freePort } from './free-port';
 import { waitFor } from './wait-for';
 
@@ -32,18 +34,11 @@ export async function startRedisServer(opts: { port?: number; extraArgs?: string
   const port = opts.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'drover-redis-'));
   const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
+    ...localServerArgs(port, dir),
     '--save',
     '',
     '--appendonly',
     'no',
-    '--maxmemory-policy',
-    'noeviction',
     '--loglevel',
     'warning',
     ...(opts.extraArgs ?? []),

@@ -2,8 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { DelayedError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
 import { afterFailure, parseSlotRunId, retryDelayMs, type Queue } from '@drover/core';
-import type { Clock } from '@drover/platform';
-import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { type Clock, type DroverKeys, type RedisConnections } from '@drover/redis';
 import type { BullQueues, SlotClaims } from '@drover/store';
 import {
   attemptOf,
@@ -20,7 +19,7 @@ import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
 import type { HandlerRegistry } from './handler-registry.service';
 import { executeAttempt, type AttemptOutcome } from './job-executor';
-import { HandlerContext } from './job-context.factory';
+import { HandlerContext } from './handler-context';
 import { AttemptAbort } from './attempt-abort';
 import type { PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';

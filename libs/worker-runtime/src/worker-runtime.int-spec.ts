@@ -11,7 +11,7 @@ import { DroverMetrics } from '@drover/metrics';
 import { PlatformModule } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues, QueueRegistry, RunStore, type NewRun } from '@drover/store';
-import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
+import { testRedisClient, testRedisUrl, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { PermanentError } from './errors/permanent.error';
 import type { JobContext } from './job-context';
@@ -104,25 +104,9 @@ interface Harness {
 
 /** Queue policies and a RunStore, without a worker (a producer's view). */
 async function producer(prefix: string, queues: QueueInput[]): Promise<Harness> {
-  const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
-  const keys = new DroverKeys(prefix, false);
-  const bull = new BullQueues(connections, keys);
-  const registry = new QueueRegistry(connections.command, keys, bull);
-  await registry.put(queues);
-  const runs = new RunStore(connections, keys, registry, { bull });
-  return {
-    prefix,
-    runs,
-    registry,
-    bull,
-    connections,
-    keys,
-    close: async () => {
-      await runs.close();
-      await bull.closeAll();
-      await connections.closeAll();
-    },
-  };
+  const stores = testStores('test', { prefix });
+  await stores.registry.put(queues);
+  return { ...stores, prefix };
 }
 
 interface RuntimeHandle {

@@ -13,8 +13,8 @@ import { AppConfig } from '@drover/config';
 import { DuplicateInstanceWatch, queueSchema, type Queue } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock, ReadinessRegistry } from '@drover/platform';
-import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
+import { ReadinessRegistry } from '@drover/platform';
+import { Clock, DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
 import {
   BullQueues,
   cancelChannel,

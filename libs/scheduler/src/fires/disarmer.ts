@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { runIdForSlot } from '@drover/core';
 import { LOGGER } from '@drover/logger';
-import { Clock } from '@drover/platform';
+import { Clock } from '@drover/redis';
 import { BullQueues, requestRefire, SlotClaims, type ArmedEntry } from '@drover/store';
 
 /**

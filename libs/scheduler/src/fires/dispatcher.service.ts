@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
-import { Clock } from '@drover/platform';
-import { RedisConnections, StaleLeaderError } from '@drover/redis';
+import { Clock, RedisConnections, StaleLeaderError } from '@drover/redis';
 import {
   RoutineStore,
   SlotClaims,

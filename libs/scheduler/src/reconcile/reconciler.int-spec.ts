@@ -1,7 +1,6 @@
 import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
-import { SystemClock } from '@drover/platform';
-import { DroverKeys, RedisConnections, StaleLeaderError } from '@drover/redis';
+import { SystemClock, DroverKeys, RedisConnections, StaleLeaderError } from '@drover/redis';
 import { RoutineStore } from '@drover/store';
 import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { FiresQueue } from '../fires/fires-queue.provider';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { overdueSlot, pauseExpired } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock } from '@drover/platform';
+import { Clock } from '@drover/redis';
 import { BullQueues, requestRepair, RoutineStore } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import type { Leadership } from '../leadership/leader-elector';

@@ -1,7 +1,6 @@
 import pino from 'pino';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
+import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, RunStore, SlotClaims } from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';

@@ -1,13 +1,11 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { adHocRunId, parseBundle, runIdForSlot, slotsBetween, type Routine } from '@drover/core';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
-import { BullQueues } from '../queues/bull-queues';
-import { QueueRegistry } from '../queues/queue-registry.store';
-import { RoutineStore } from '../routines/routine.store';
-import { RunStore } from '../runs/run.store';
-import { WorkerCatalog } from '../workers/worker-catalog.store';
-import { PlanService } from './plan.service';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { testStores, waitFor } from '@drover/testing';
+import type { BullQueues } from '../queues/bull-queues';
+import type { RoutineStore } from '../routines/routine.store';
+import type { RunStore } from '../runs/run.store';
+import type { PlanService } from './plan.service';
 
 const MIN = 60_000;
 
@@ -21,6 +19,7 @@ function routine(name: string, extra: Record<string, unknown> = {}): Routine {
 }
 
 describe('the read-only plan of a real cluster state (real Redis, real BullMQ)', () => {
+  let stores: ReturnType<typeof testStores>;
   let conns: RedisConnections;
   let keys: DroverKeys;
   let bull: BullQueues;
@@ -30,25 +29,17 @@ describe('the read-only plan of a real cluster state (real Redis, real BullMQ)',
   let now: number;
 
   beforeEach(async () => {
-    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'plan-test');
-    keys = new DroverKeys(uniquePrefix('plan'), false);
-    bull = new BullQueues(conns, keys);
-    const registry = new QueueRegistry(conns.command, keys, bull);
-    await registry.put([
+    stores = testStores('plan');
+    ({ connections: conns, keys, bull, runs, routines, plan: planner } = stores);
+    await stores.registry.put([
       { name: 'default', globalConcurrency: 1 },
       { name: 'side', maxAttempts: 1 },
     ]);
     now = Date.now();
-    runs = new RunStore(conns, keys, registry, { bull });
-    routines = new RoutineStore(conns.command, keys);
-    const catalog = new WorkerCatalog(conns.command, keys);
-    planner = new PlanService({ routines, registry, bull, catalog, runs, redis: conns.command, now: () => Date.now() });
   });
 
   afterEach(async () => {
-    await runs.close();
-    await bull.closeAll();
-    await conns.closeAll();
+    await stores.close();
   });
 
   /** Every key of this test's prefix with its serialized value: a plan must change none. */
@@ -87,7 +78,7 @@ describe('the read-only plan of a real cluster state (real Redis, real BullMQ)',
     await worker.close();
 
     // A worker consumes the default queue (10 at a time; the ceiling of 1 still holds).
-    await new WorkerCatalog(conns.command, keys).publish(
+    await stores.catalog.publish(
       {
         instanceId: 'w1',
         nonce: 'n',

@@ -1,12 +1,9 @@
 import { parseBundle, type Routine } from '@drover/core';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { BullQueues } from '../queues/bull-queues';
-import { QueueRegistry } from '../queues/queue-registry.store';
-import { RunStore } from '../runs/run.store';
-import { RoutineNotFoundError, RoutineStore, RoutineVersionConflictError, validateRoutine } from './routine.store';
+import { StaleLeaderError, type DroverKeys, type RedisConnections } from '@drover/redis';
+import { testStores } from '@drover/testing';
+import type { RunStore } from '../runs/run.store';
+import { RoutineNotFoundError, RoutineVersionConflictError, validateRoutine, type RoutineStore } from './routine.store';
 import { routineKeys } from './routine-keys';
-import { StaleLeaderError } from '@drover/redis';
 import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
 
 function routine(name: string, extra: Record<string, unknown> = {}): Routine {
@@ -22,23 +19,18 @@ describe('RoutineStore on a real Redis', () => {
   let conns: RedisConnections;
   let keys: DroverKeys;
   let store: RoutineStore;
-  let bull: BullQueues;
   let runs: RunStore;
 
+  let stores: ReturnType<typeof testStores>;
+
   beforeEach(async () => {
-    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'routine-test');
-    keys = new DroverKeys(uniquePrefix('routines'), false);
-    store = new RoutineStore(conns.command, keys);
-    bull = new BullQueues(conns, keys);
-    const registry = new QueueRegistry(conns.command, keys, bull);
-    await registry.put([{ name: 'default' }]);
-    runs = new RunStore(conns, keys, registry, { bull });
+    stores = testStores('routines');
+    ({ connections: conns, keys, routines: store, runs } = stores);
+    await stores.registry.put([{ name: 'default' }]);
   });
 
   afterEach(async () => {
-    await runs.close();
-    await bull.closeAll();
-    await conns.closeAll();
+    await stores.close();
   });
 
   it('creates, reports unchanged, updates with a new version, and removes', async () => {

@@ -1,9 +1,8 @@
 import { Worker } from 'bullmq';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { BullQueues } from '../queues/bull-queues';
-import { QueueRegistry, UnknownQueueError } from '../queues/queue-registry.store';
-import { RunStore, type NewRun } from './run.store';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { testStores } from '@drover/testing';
+import { UnknownQueueError } from '../queues/queue-registry.store';
+import type { RunStore, NewRun } from './run.store';
 
 const run = (id: string, queue: string, over: Partial<NewRun> = {}): NewRun => ({
   id,
@@ -19,22 +18,18 @@ const run = (id: string, queue: string, over: Partial<NewRun> = {}): NewRun => (
 describe('RunStore.listRecent against a real redis-server', () => {
   let connections: RedisConnections;
   let keys: DroverKeys;
-  let bull: BullQueues;
   let runs: RunStore;
 
+  let stores: ReturnType<typeof testStores>;
+
   beforeEach(async () => {
-    connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
-    keys = new DroverKeys(uniquePrefix('listing'), false);
-    bull = new BullQueues(connections, keys);
-    const registry = new QueueRegistry(connections.command, keys, bull);
-    await registry.put([{ name: 'q1' }, { name: 'q2' }]);
-    runs = new RunStore(connections, keys, registry, { bull });
+    stores = testStores('listing');
+    ({ connections, keys, runs } = stores);
+    await stores.registry.put([{ name: 'q1' }, { name: 'q2' }]);
   });
 
   afterEach(async () => {
-    await runs.close();
-    await bull.closeAll();
-    await connections.closeAll();
+    await stores.close();
   });
 
   /** Takes the next job of `queue` like a worker would and completes or fails it. */

@@ -1,13 +1,12 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Command } from 'ioredis';
-import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { BullQueues } from '../queues/bull-queues';
-import { QueueRegistry } from '../queues/queue-registry.store';
+import type { DroverKeys, RedisConnections, RedisClient } from '@drover/redis';
+import { testStores } from '@drover/testing';
+import type { BullQueues } from '../queues/bull-queues';
 import { encodeAttempt } from './attempt-log';
 import { NotParkedError } from './parked.store';
 import { replayRunId } from './run-ids';
-import { RunStore } from './run.store';
+import type { RunStore } from './run.store';
 
 /**
  * Makes one interleaving certain on a real connection: after the first command that reads job
@@ -47,6 +46,7 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
   let keys: DroverKeys;
   let bull: BullQueues;
   let runs: RunStore;
+  let stores: ReturnType<typeof testStores>;
   let worker: Worker;
   let job: Job;
   let failedAt: number;
@@ -55,12 +55,9 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
   /** An active run that the next `park()` moves to `failed` the way Drover's worker does. */
   beforeEach(async () => {
     finishedOn = undefined;
-    connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'read-order');
-    keys = new DroverKeys(uniquePrefix('read-order'), false);
-    bull = new BullQueues(connections, keys);
-    const registry = new QueueRegistry(connections.command, keys, bull);
-    await registry.put([{ name: queue, maxAttempts: 1 }]);
-    runs = new RunStore(connections, keys, registry, { bull });
+    stores = testStores('read-order');
+    ({ connections, keys, bull, runs } = stores);
+    await stores.registry.put([{ name: queue, maxAttempts: 1 }]);
     await runs.enqueue({
       id: 'a-1',
       routine: null,
@@ -79,9 +76,7 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
 
   afterEach(async () => {
     await worker.close();
-    await runs.close();
-    await bull.closeAll();
-    await connections.closeAll();
+    await stores.close();
   });
 
   /** BullMQ's moveToFailed: state, failedReason, stacktrace and finishedOn in one script. */

@@ -1,13 +1,12 @@
 import { Worker } from 'bullmq';
 import type { QueueInput } from '@drover/core';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
-import { BullQueues } from '../queues/bull-queues';
-import { QueueRegistry, UnknownQueueError } from '../queues/queue-registry.store';
-import { WorkerCatalog } from '../workers/worker-catalog.store';
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { testRedisClient, testStores, waitFor } from '@drover/testing';
+import type { BullQueues } from '../queues/bull-queues';
+import { UnknownQueueError, type QueueRegistry } from '../queues/queue-registry.store';
 import { cancelChannel, decodeCancel } from './cancel-channel';
 import { InvalidPayloadError } from '@drover/core';
-import { RunStore, type NewRun } from './run.store';
+import type { RunStore, NewRun } from './run.store';
 
 interface Ctx {
   prefix: string;
@@ -20,26 +19,9 @@ interface Ctx {
 }
 
 async function setup(queues: QueueInput[] = [{ name: 'q' }]): Promise<Ctx> {
-  const prefix = uniquePrefix('runs');
-  const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
-  const keys = new DroverKeys(prefix, false);
-  const bull = new BullQueues(connections, keys);
-  const registry = new QueueRegistry(connections.command, keys, bull);
-  await registry.put(queues);
-  const runs = new RunStore(connections, keys, registry, { bull });
-  return {
-    prefix,
-    connections,
-    keys,
-    bull,
-    registry,
-    runs,
-    close: async () => {
-      await runs.close();
-      await bull.closeAll();
-      await connections.closeAll();
-    },
-  };
+  const stores = testStores('runs');
+  await stores.registry.put(queues);
+  return { ...stores, prefix: stores.keys.prefix };
 }
 
 const run = (id: string, over: Partial<NewRun> = {}): NewRun => ({
@@ -233,8 +215,8 @@ describe('QueueRegistry', () => {
 
 describe('WorkerCatalog', () => {
   it('lists live workers and forgets those whose heartbeat expired', async () => {
-    const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
-    const catalog = new WorkerCatalog(connections.command, new DroverKeys(uniquePrefix('cat'), false));
+    const stores = testStores('cat');
+    const { catalog } = stores;
     const entry = {
       instanceId: 'w-1',
       nonce: 'n1',
@@ -254,12 +236,12 @@ describe('WorkerCatalog', () => {
     expect((await catalog.list()).map((w) => w.instanceId)).toEqual(['w-1']);
     await catalog.remove('w-1');
     expect(await catalog.list()).toEqual([]);
-    await connections.closeAll();
+    await stores.close();
   });
 
   it('answers the entry a publish replaced, so a second process under the same instance id shows', async () => {
-    const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test');
-    const catalog = new WorkerCatalog(connections.command, new DroverKeys(uniquePrefix('cat'), false));
+    const stores = testStores('cat');
+    const { catalog } = stores;
     const entry = {
       instanceId: 'w-1',
       nonce: 'n1',
@@ -278,7 +260,7 @@ describe('WorkerCatalog', () => {
       expect(await catalog.publish({ ...entry, heartbeatAt: 3 }, 60_000)).toMatchObject({ nonce: 'n2', pid: 2 });
       expect((await catalog.list()).map((w) => w.nonce)).toEqual(['n1']);
     } finally {
-      await connections.closeAll();
+      await stores.close();
     }
   });
 });

@@ -45,10 +45,10 @@ export class RunStore {
     private readonly connections: RedisConnections,
     private readonly keys: DroverKeys,
     private readonly registry: QueueRegistry,
-    opts: { bull?: BullQueues; now?: () => number } = {},
+    opts: { bull: BullQueues; now: () => number },
   ) {
-    this.bull = opts.bull ?? registry.bull ?? new BullQueues(connections, keys);
-    this.now = opts.now ?? Date.now;
+    this.bull = opts.bull;
+    this.now = opts.now;
     this.index = new RunIndex(connections.command, keys);
     this.tombstones = new RunTombstones(connections.command, keys);
     this.waiter = new RunWaiter(connections, this.bull);

@@ -6,9 +6,8 @@ import { loadAppConfig } from '@drover/config';
 import { defineJob, type QueueInput } from '@drover/core';
 import { createLogger } from '@drover/logger';
 import { PlatformModule } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry } from '@drover/store';
-import { testRedisUrl } from '@drover/testing';
+import { SystemClock } from '@drover/redis';
+import { testRedisUrl, testStores } from '@drover/testing';
 import {
   JobHandler,
   WorkerRuntime,
@@ -16,9 +15,9 @@ import {
   type JobContext,
   type PayloadOf,
 } from '@drover/worker-runtime';
-import { DroverClient } from '../drover-client.service';
-import { DroverModule } from '../drover.module';
-import type { DroverModuleOptions } from '../drover-options';
+import { DroverClient } from '../src/drover-client.service';
+import { DroverModule } from '../src/drover.module';
+import type { DroverModuleOptions } from '../src/drover-options';
 
 /** The contract the int tests share between producer and handler, as a team would. */
 export const reportsGenerate = defineJob('reports.generate', {
@@ -49,7 +48,7 @@ export function gate(id: string) {
 }
 
 function recordStart(ctx: JobContext): void {
-  starts.push({ id: ctx.run.id, jobType: ctx.run.jobType, at: Date.now(), attempt: ctx.run.attempt });
+  starts.push({ id: ctx.run.id, jobType: ctx.run.jobType, at: new SystemClock().now(), attempt: ctx.run.attempt });
 }
 
 @JobHandler(reportsGenerate)
@@ -87,13 +86,11 @@ class TestHandlers {}
 
 /** Queue policies in Redis, as the scheduler writes them from the policy file. */
 export async function defineQueues(prefix: string, queues: QueueInput[]): Promise<void> {
-  const connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'test-setup');
-  const bull = new BullQueues(connections, new DroverKeys(prefix, false));
+  const stores = testStores('test-setup', { prefix });
   try {
-    await new QueueRegistry(connections.command, bull.keys, bull).put(queues);
+    await stores.registry.put(queues);
   } finally {
-    await bull.closeAll();
-    await connections.closeAll();
+    await stores.close();
   }
 }
 

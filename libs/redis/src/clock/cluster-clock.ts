@@ -1,7 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { LOGGER } from '@drover/logger';
-import { RedisConnections } from '@drover/redis';
+import { RedisConnections } from '../redis-connections';
 import { Clock } from './clock';
 
 /** One reading of Redis TIME, bracketed by this process's clock (epoch ms). */
@@ -40,7 +40,7 @@ export class ClusterClock extends Clock implements OnApplicationBootstrap, OnApp
 
   constructor(
     private readonly conns: RedisConnections,
-    @Inject(LOGGER) private readonly log: Logger,
+    @Optional() @Inject(LOGGER) private readonly log?: Logger,
   ) {
     super();
   }
@@ -59,6 +59,16 @@ export class ClusterClock extends Clock implements OnApplicationBootstrap, OnApp
   }
 
   onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+
+  /** Measures now and every 30 s (outside Nest, e.g. the client module, call it yourself). */
+  start(): void {
+    if (this.timer) return;
     // Not awaited: an unreachable Redis must not hold up /healthz. Until the first reading the
     // offset is 0, and nothing is scheduled before Redis answers anyway.
     void this.sync();
@@ -66,8 +76,9 @@ export class ClusterClock extends Clock implements OnApplicationBootstrap, OnApp
     this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
+  stop(): void {
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Measures the offset from Redis TIME; keeps the last one when Redis does not answer. */
@@ -80,7 +91,7 @@ export class ClusterClock extends Clock implements OnApplicationBootstrap, OnApp
         samples.push({ sentAt, receivedAt: Date.now(), redisMs: Number(seconds) * 1000 + Number(micros) / 1000 });
       }
     } catch (err) {
-      this.log.debug({ err: (err as Error).message }, 'could not read the cluster clock (Redis TIME)');
+      this.log?.debug({ err: (err as Error).message }, 'could not read the cluster clock (Redis TIME)');
       if (samples.length === 0) return;
     }
     const offset = clockOffset(samples);
@@ -90,7 +101,7 @@ export class ClusterClock extends Clock implements OnApplicationBootstrap, OnApp
       // Once per distinct skew, not every 30 s.
       if (this.warnedAt === undefined || Math.abs(this.warnedAt - offset) > SKEW_WARNING_MS / 2) {
         this.warnedAt = offset;
-        this.log.warn(
+        this.log?.warn(
           { skewMs: -offset },
           `!!! this process's clock is ${(-offset / 1000).toFixed(1)} s ${offset < 0 ? 'ahead of' : 'behind'} Redis's: ` +
             'Drover schedules by the cluster clock (Redis TIME), but fix NTP on this machine !!!',

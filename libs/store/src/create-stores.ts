@@ -1,0 +1,51 @@
+import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { PlanService } from './plan/plan.service';
+import { BullQueues } from './queues/bull-queues';
+import { QueueRegistry } from './queues/queue-registry.store';
+import { RoutineStore } from './routines/routine.store';
+import { RunStore } from './runs/run.store';
+import { SlotClaims } from './slots/slot-claims.store';
+import { WorkerCatalog } from './workers/worker-catalog.store';
+
+/** Every Redis-backed store of a process, on one set of connections. */
+export interface Stores {
+  connections: RedisConnections;
+  keys: DroverKeys;
+  bull: BullQueues;
+  registry: QueueRegistry;
+  runs: RunStore;
+  routines: RoutineStore;
+  claims: SlotClaims;
+  catalog: WorkerCatalog;
+  plan: PlanService;
+  /** Stops the run waiters and the BullMQ queue objects (the connections stay the caller's). */
+  close(): Promise<void>;
+}
+
+/**
+ * The one place the stores are put together: `StoreModule` provides each of them from it, and
+ * callers outside Nest (the client module, tests, benchmarks) call it. `now` is the cluster clock
+ * (`Clock.now`), which run timestamps and records follow.
+ */
+export function createStores(connections: RedisConnections, keys: DroverKeys, now: () => number): Stores {
+  const bull = new BullQueues(connections, keys);
+  const registry = new QueueRegistry(connections.command, keys, bull);
+  const runs = new RunStore(connections, keys, registry, { bull, now });
+  const routines = new RoutineStore(connections.command, keys);
+  const catalog = new WorkerCatalog(connections.command, keys);
+  return {
+    connections,
+    keys,
+    bull,
+    registry,
+    runs,
+    routines,
+    claims: new SlotClaims(connections.command, keys),
+    catalog,
+    plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, now }),
+    async close() {
+      await runs.close();
+      await bull.closeAll();
+    },
+  };
+}
