@@ -29,7 +29,7 @@ export interface Stores {
  */
 export function createStores(connections: RedisConnections, keys: DroverKeys, now: () => number): Stores {
   const bull = new BullQueues(connections, keys);
-  const registry = new QueueRegistry(connections.command, keys, bull);
+  const registry = new QueueRegistry(connections.command, keys, bull, now);
   const runs = new RunStore(connections, keys, registry, { bull, now });
   const routines = new RoutineStore(connections.command, keys);
   const catalog = new WorkerCatalog(connections.command, keys);

@@ -27,13 +27,13 @@ export class ManualClock extends Clock {
  * A dispatcher wired to a real Redis (its own key prefix) and real BullMQ queues, the way the
  * scheduler module wires it, for integration tests. `close()` releases everything.
  */
-export async function dispatcherHarness(queues: QueueInput[] = [{ name: 'default' }], t0 = Date.now()) {
+export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'dispatch-test');
   const keys = new DroverKeys(uniquePrefix('disp'), false);
-  const bull = new BullQueues(conns, keys);
-  const registry = new QueueRegistry(conns.command, keys, bull);
-  await registry.put(queues);
   const clock = new ManualClock(t0);
+  const bull = new BullQueues(conns, keys);
+  const registry = new QueueRegistry(conns.command, keys, bull, () => clock.now());
+  await registry.put(queues);
   const log = pino({ level: 'silent' });
   const runs = new RunStore(conns, keys, registry, { bull, now: () => clock.now() });
   const routines = new RoutineStore(conns.command, keys);

@@ -34,6 +34,7 @@ export class QueueRegistry {
     private readonly redis: RedisClient,
     private readonly keys: DroverKeys,
     readonly bull: BullQueues,
+    private readonly now: () => number,
   ) {}
 
   get hashKey(): string {
@@ -83,7 +84,7 @@ export class QueueRegistry {
     const parsed = parseBundle({ queues });
     if (!parsed.ok) throw new Error(`invalid queue policy: ${parsed.errors.join('; ')}`);
     const defs = parsed.bundle.queues;
-    const now = opts.now ?? Date.now();
+    const now = opts.now ?? this.now();
     const wanted = new Set(defs.map((q) => q.name));
     const removed =
       origin === 'file' ? (await this.list()).filter((r) => r.origin === 'file' && !wanted.has(r.def.name)) : [];
@@ -119,7 +120,7 @@ export class QueueRegistry {
   /** Removes one queue policy (its jobs stay in Redis until purged). */
   async remove(name: string): Promise<boolean> {
     const n = await this.redis.hdel(this.hashKey, name);
-    await this.redis.publish(this.changesChannel, String(Date.now()));
+    await this.redis.publish(this.changesChannel, String(this.now()));
     return n > 0;
   }
 

@@ -1,0 +1,154 @@
+/**
+ * The int tests' worker runtime harness: test handlers (echo, fail, permanent, typed, block), a
+ * producer's stores and a real WorkerRuntime in this process on a real Redis.
+ */
+import 'reflect-metadata';
+import { type INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { loadAppConfig } from '@drover/config';
+import type { QueueInput } from '@drover/core';
+import { createLogger } from '@drover/logger';
+import { DroverMetrics } from '@drover/metrics';
+import { PlatformModule } from '@drover/platform';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { BullQueues, QueueRegistry, RunStore, type NewRun } from '@drover/store';
+import { testRedisUrl, testStores } from '@drover/testing';
+import { PermanentError } from '../errors/permanent.error';
+import type { JobContext } from '../job-context';
+import { JobHandler } from '../job-handler.decorator';
+import { WorkerRuntimeModule } from '../worker-runtime.module';
+import { WorkerRuntime } from '../worker-runtime.service';
+
+/** Per-run hooks the test handlers use: resolve when started, settle when released, note aborts. */
+export interface Gate {
+  started: Promise<number>;
+  markStarted(attempt: number): void;
+  release(): void;
+  released: Promise<void>;
+  aborts: unknown[];
+}
+export const gates = new Map<string, Gate>();
+export function gate(id: string): Gate {
+  let g = gates.get(id);
+  if (!g) {
+    let markStarted!: (n: number) => void;
+    let release!: () => void;
+    const started = new Promise<number>((r) => (markStarted = r));
+    const released = new Promise<void>((r) => (release = r));
+    g = { started, markStarted, release, released, aborts: [] };
+    gates.set(id, g);
+  }
+  return g;
+}
+export const failing = { on: true };
+
+@JobHandler('test.echo')
+class EchoHandler {
+  async handle(payload: unknown, ctx: JobContext) {
+    await ctx.progress(50);
+    return { echo: payload, attempt: ctx.run.attempt };
+  }
+}
+
+@JobHandler('test.fail')
+class FailHandler {
+  handle(_: unknown, ctx: JobContext) {
+    if (failing.on) throw new Error(`failed attempt ${ctx.run.attempt}`);
+    return 'fixed';
+  }
+}
+
+@JobHandler('test.permanent')
+class PermanentHandler {
+  handle() {
+    throw new PermanentError('the report no longer exists');
+  }
+}
+
+@JobHandler('test.typed', { payload: z.strictObject({ n: z.number() }) })
+class TypedHandler {
+  handle(p: { n: number }) {
+    return p.n * 2;
+  }
+}
+
+/** Runs until released or aborted. */
+@JobHandler('test.block')
+class BlockHandler {
+  async handle(_: unknown, ctx: JobContext) {
+    const g = gate(ctx.run.id);
+    g.markStarted(ctx.run.attempt);
+    await new Promise<void>((resolve, reject) => {
+      void g.released.then(resolve);
+      ctx.signal.addEventListener('abort', () => {
+        g.aborts.push(ctx.signal.reason);
+        reject(ctx.signal.reason as Error);
+      });
+    });
+    return { attempt: ctx.run.attempt };
+  }
+}
+
+@Module({ providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler] })
+class TestHandlers {}
+
+export interface Harness {
+  prefix: string;
+  runs: RunStore;
+  registry: QueueRegistry;
+  bull: BullQueues;
+  connections: RedisConnections;
+  keys: DroverKeys;
+  close(): Promise<void>;
+}
+
+/** Queue policies and a RunStore, without a worker (a producer's view). */
+export async function producer(prefix: string, queues: QueueInput[]): Promise<Harness> {
+  const stores = testStores('test', { prefix });
+  await stores.registry.put(queues);
+  return { ...stores, prefix };
+}
+
+export interface RuntimeHandle {
+  app: INestApplicationContext;
+  metrics: DroverMetrics;
+  runtime: WorkerRuntime;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(
+  prefix: string,
+  env: Record<string, string> = {},
+  log?: Logger,
+): Promise<RuntimeHandle> {
+  const config = loadAppConfig(
+    'worker',
+    {},
+    {
+      REDIS_URL: testRedisUrl(),
+      DROVER_PREFIX: prefix,
+      DROVER_INSTANCE_ID: env.DROVER_INSTANCE_ID ?? 'int-worker',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+  );
+  const logger =
+    log ?? createLogger({ app: 'worker', instanceId: config.env.instanceId, level: 'silent', format: 'json' });
+  @Module({ imports: [PlatformModule.forRoot(config, logger), WorkerRuntimeModule.forRoot(), TestHandlers] })
+  class RuntimeModule {}
+  const app = await NestFactory.createApplicationContext(RuntimeModule, { logger: false });
+  const runtime = app.get(WorkerRuntime);
+  await runtime.consuming;
+  return { app, runtime, metrics: app.get(DroverMetrics), close: () => app.close() };
+}
+
+export async function metric(metrics: DroverMetrics, status: string, queue = 'q'): Promise<number> {
+  const values = (await metrics.runsTotal.get()).values;
+  return values.filter((v) => v.labels.status === status && v.labels.queue === queue).reduce((a, v) => a + v.value, 0);
+}
+
+export function newRun(id: string, jobType: string, over: Partial<NewRun> = {}): NewRun {
+  return { id, routine: null, jobType, queue: 'q', source: 'api', scheduledFor: null, payload: {}, ...over };
+}
