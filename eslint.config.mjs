@@ -35,6 +35,25 @@ export default tseslint.config(
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
   {
+    // One clock: every service takes `Clock` (the cluster clock, libs/redis/src/clock); tests may read time.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: [
+      'libs/redis/src/clock/**',
+      'libs/testing/**',
+      'libs/*/src/testing/**',
+      'libs/*/test/**',
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/*.e2e-spec.ts',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Use the injected Clock (libs/redis/src/clock).' },
+      ],
+    },
+  },
+  {
     // The core is pure: no framework, queue or Redis client may leak into it.
     files: ['libs/core/**/*.ts'],
     rules: {

@@ -3,7 +3,7 @@ import { PendingCancels } from './pending-cancels';
 describe('PendingCancels', () => {
   it('hands a request out once, and not after it expired', () => {
     let now = 0;
-    const pending = new PendingCancels(1_000, 100, () => now);
+    const pending = new PendingCancels(() => now, 1_000, 100);
     pending.add('a', 'replaced');
     pending.add('b', 'operator');
     expect(pending.take('a')).toBe('replaced');
@@ -13,7 +13,7 @@ describe('PendingCancels', () => {
   });
 
   it('stays bounded', () => {
-    const pending = new PendingCancels(60_000, 10, () => 0);
+    const pending = new PendingCancels(() => 0, 60_000, 10);
     for (let i = 0; i < 100; i++) pending.add(`r${i}`, 'x');
     expect(pending.size).toBeLessThanOrEqual(10);
     expect(pending.take('r99')).toBe('x');

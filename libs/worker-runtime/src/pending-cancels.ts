@@ -7,9 +7,9 @@ export class PendingCancels {
   private readonly byId = new Map<string, { reason: string; until: number }>();
 
   constructor(
+    private readonly now: () => number,
     private readonly ttlMs = 60_000,
     private readonly max = 10_000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   add(id: string, reason: string): void {

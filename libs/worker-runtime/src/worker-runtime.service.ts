@@ -44,7 +44,7 @@ const REFRESH_MS = 30_000;
 @Injectable()
 export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly consumers = new Map<string, QueueConsumer>();
-  private readonly pendingCancels = new PendingCancels();
+  private readonly pendingCancels: PendingCancels;
   private readonly metrics: RunMetrics;
   private readonly startedAt: number;
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
@@ -77,6 +77,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   ) {
     this.metrics = new RunMetrics(droverMetrics);
     this.startedAt = clock.now();
+    this.pendingCancels = new PendingCancels(() => clock.now());
   }
 
   onApplicationBootstrap(): void {
