@@ -106,7 +106,7 @@ describe('connectionPlan', () => {
     const plan = connectionPlan({ kind: 'url', url: 'redis://127.0.0.1', tls: false }, 'command', 'n');
     const retry = (plan.kind === 'single' ? plan.options.retryStrategy : undefined)!;
     expect(retry(1)).toBe(200);
-    expect(retry(100)).toBe(5000);
+    expect(retry(100)).toBe(2000);
   });
 });
 
