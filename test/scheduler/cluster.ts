@@ -2,6 +2,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { parseEnv } from '@drover/config';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues, QueueRegistry, RunStore, type RunView } from '@drover/store';
 import { startApp, testRedisUrl, uniquePrefix, waitFor, type AppProcess } from '@drover/testing';
@@ -63,7 +64,8 @@ export class TestCluster {
   /** The run store of this cluster's prefix, read through a connection of the test's own. */
   runs(): RunStore {
     if (!this.store) {
-      const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'e2e-test');
+      // The Redis the cluster's processes use (the shared test server unless extraEnv names another).
+      const conns = new RedisConnections(parseEnv(this.env('e2e-test')).redis, 'e2e-test');
       const keys = new DroverKeys(this.prefix, false);
       const bull = new BullQueues(conns, keys);
       const runs = new RunStore(conns, keys, new QueueRegistry(conns.command, keys, bull), { bull });

@@ -31,6 +31,12 @@ export interface SentinelTopology {
   clientOptions(port: number): RedisOptions;
   /** The node every Sentinel names as master (rejects while they disagree or cannot say). */
   masterPort(): Promise<number>;
+  /**
+   * Waits until every replica has acknowledged the master's whole replication stream, so that
+   * killing the master now loses no write to asynchronous replication (a test wants that loss out
+   * of the way; production cannot rule it out — see docs/redis.md).
+   */
+  waitForReplicasInSync(timeoutMs?: number): Promise<void>;
   /** Waits until every Sentinel names a master other than `oldPort` and that node says it is one. */
   waitForNewMaster(oldPort: number, timeoutMs?: number): Promise<number>;
   /** Stops every process and removes their temp dirs. Idempotent. */
@@ -195,6 +201,18 @@ export async function startSentinelTopology(opts: SentinelTopologyOptions = {}):
     sentinelList: sentinels.map((s) => `127.0.0.1:${s.handle.port}`).join(','),
     clientOptions,
     masterPort,
+    waitForReplicasInSync: async (timeoutMs = 10_000) => {
+      const port = await masterPort();
+      await probeRedis(`replicas of :${port} to be in sync`, clientOptions(port), {
+        timeoutMs,
+        ready: async (c) => {
+          const info = await c.info('replication');
+          const offset = /master_repl_offset:(\d+)/.exec(info)?.[1];
+          const replicas = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((m) => m[1]);
+          return replicas.length === nodes.length - 1 && replicas.every((o) => o === offset);
+        },
+      });
+    },
     waitForNewMaster: (oldPort, timeoutMs = 20_000) =>
       waitFor(
         `sentinels to promote a new master instead of :${oldPort}`,
