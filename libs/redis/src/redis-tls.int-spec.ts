@@ -3,10 +3,12 @@ import { Redis } from 'ioredis';
 import { loadAppConfig } from '@drover/config';
 import {
   makeTestCerts,
+  startRedisCluster,
   startRedisServer,
   startSentinelTopology,
   uniquePrefix,
   waitFor,
+  type RedisClusterHandle,
   type RedisServerHandle,
   type SentinelTopology,
   type TestCerts,
@@ -164,4 +166,51 @@ describe('Redis Sentinel over TLS', () => {
       await conns.closeAll();
     }
   }, 30_000);
+});
+
+describe('Redis Cluster over TLS', () => {
+  let certs: TestCerts;
+  let cluster: RedisClusterHandle;
+  let password: string;
+
+  beforeAll(async () => {
+    certs = makeTestCerts();
+    password = randomBytes(8).toString('hex');
+    cluster = await startRedisCluster({ masters: 3, tls: { certs }, password });
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    certs?.remove();
+  });
+
+  it('checks each node against the host it is dialled at, not the URL host, and reaches every node over TLS', async () => {
+    const [first, ...others] = cluster.nodes;
+    const conns = connectionsFor({
+      // A seed by name (its certificate names localhost); the others as CLUSTER SLOTS announces them.
+      REDIS_CLUSTER_NODES: [`localhost:${first!.port}`, ...others.map((n) => `127.0.0.1:${n.port}`)].join(','),
+      // With Cluster only credentials and TLS come from the URL: its host names no node.
+      REDIS_URL: `rediss://:${password}@redis.invalid`,
+      REDIS_TLS_CA_FILE: certs.caFile,
+      REDIS_TLS_CERT_FILE: certs.clientCertFile,
+      REDIS_TLS_KEY_FILE: certs.clientKeyFile,
+    });
+    try {
+      expect(conns.isCluster).toBe(true);
+      const prefix = uniquePrefix('tls');
+      // Keys under 30 hash tags land on every node (each owns a third of the slots).
+      await Promise.all(Array.from({ length: 30 }, (_, i) => conns.command.set(`${prefix}:{${i}}`, 'v')));
+      for (const node of cluster.nodes) {
+        const direct = new Redis({ ...node.clientOptions, maxRetriesPerRequest: 0 });
+        try {
+          expect(await direct.dbsize()).toBeGreaterThan(0);
+        } finally {
+          direct.disconnect();
+        }
+      }
+      expect(await conns.open('blocking', 'bull').get(`${prefix}:{7}`)).toBe('v');
+    } finally {
+      await conns.closeAll();
+    }
+  });
 });

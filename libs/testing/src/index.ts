@@ -1,6 +1,7 @@
 export * from './free-port';
 export * from './wait-for';
 export * from './redis-server';
+export * from './redis-cluster';
 export * from './sentinel-topology';
 export * from './tls-certs';
 export * from './test-redis';
