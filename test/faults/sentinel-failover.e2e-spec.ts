@@ -76,6 +76,7 @@ describe('a running cluster across a Sentinel failover', () => {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     const readyAt = Date.now();
+    await cluster.waitForLeader([apps[0]!]);
     await oracle.waitFor('runs to resume on the new master', allRoutinesDeliveredSince(readyAt + 1_000), 20_000);
     await oracle.waitFor('a few more slots', allRoutinesDeliveredSince(readyAt + 3_000), 20_000);
     const endAt = Date.now() - 1_000;
