@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { parseEnv } from '@drover/config';
 import type { QueueInput } from '@drover/core';
 import type { RunView } from '@drover/store';
 import { startApp, testRedisUrl, testStores, uniquePrefix, waitFor, type AppProcess } from '@drover/testing';
@@ -19,15 +20,14 @@ export class TestCluster {
   readonly prefix: string;
   readonly processes: AppProcess[] = [];
   readonly configFile?: string;
-  private readonly stores: ReturnType<typeof testStores>;
+  private store?: ReturnType<typeof testStores>;
 
   constructor(
-    policy?: { queues?: unknown[]; routines?: unknown[] },
+    policy?: unknown,
     private readonly extraEnv: Record<string, string> = {},
-    label = 'e2e',
+    private readonly label = 'e2e',
   ) {
     this.prefix = uniquePrefix(label);
-    this.stores = testStores(label, { prefix: this.prefix });
     if (policy) {
       this.configFile = join(mkdtempSync(join(tmpdir(), 'drover-e2e-')), 'drover.yaml');
       writeFileSync(this.configFile, stringify(policy));
@@ -39,6 +39,12 @@ export class TestCluster {
     const cluster = new TestCluster(undefined, extraEnv, label);
     await cluster.registry.put(queues);
     return cluster;
+  }
+
+  /** The stores of this prefix, on the Redis the cluster's processes use (the test server unless extraEnv names another). */
+  private get stores() {
+    this.store ??= testStores(this.label, { prefix: this.prefix, redis: parseEnv(this.env('e2e-test')).redis });
+    return this.store;
   }
 
   get keys() {
@@ -111,7 +117,7 @@ export class TestCluster {
   /** Kills every process it started and closes its connections. */
   async stopAll(): Promise<void> {
     await Promise.all(this.processes.map((p) => p.stop('SIGKILL')));
-    await this.stores.close();
+    await this.store?.close();
   }
 
   close(): Promise<void> {

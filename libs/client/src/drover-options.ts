@@ -8,18 +8,34 @@ export interface RedisNode {
 }
 
 /**
+ * How TLS connections are verified and authenticated (TLS itself is on when `url` is `rediss://`);
+ * the app's `REDIS_TLS_*` variables.
+ */
+export interface DroverTlsOptions {
+  /** PEM CA certificate(s) the servers' certificates must chain to. Default: Node's public roots. */
+  ca?: string | Buffer;
+  /** PEM client certificate, for servers that require one (`tls-auth-clients yes`); needs `key`. */
+  cert?: string | Buffer;
+  /** PEM private key of `cert`, unencrypted. */
+  key?: string | Buffer;
+  /** The name every node's certificate is checked against. Default: the host each node is reached at. */
+  servername?: string;
+}
+
+/**
  * Where Redis is — one of:
- * - a `redis://` or `rediss://` (TLS) URL, user/password and `/db` allowed, as a string or `{ url }`;
- * - `{ sentinels, name, url? }`: Sentinel nodes and the master name (`url` only carries credentials/TLS);
- * - `{ clusterNodes, url? }`: Redis Cluster seed nodes (`url` only carries credentials/TLS);
+ * - a `redis://` or `rediss://` (TLS) URL, user/password and `/db` allowed, as a string or `{ url, tls? }`;
+ * - `{ sentinels, name, url?, tls?, sentinelTls? }`: Sentinel nodes and the master name (`url` only carries
+ *   credentials/TLS; the Sentinels are reached over TLS when `sentinelTls`, default: when `url` is `rediss://`);
+ * - `{ clusterNodes, url?, tls? }`: Redis Cluster seed nodes (`url` only carries credentials/TLS);
  * - `{ client }`: an ioredis `Redis` or `Cluster` your app already has. Drover never closes it; the
  *   extra connections it needs (BullMQ event readers) are duplicates of it that Drover closes.
  */
 export type DroverRedisOptions =
   | string
-  | { url: string }
-  | { sentinels: RedisNode[]; name: string; url?: string }
-  | { clusterNodes: RedisNode[]; url?: string }
+  | { url: string; tls?: DroverTlsOptions }
+  | { sentinels: RedisNode[]; name: string; url?: string; tls?: DroverTlsOptions; sentinelTls?: boolean }
+  | { clusterNodes: RedisNode[]; url?: string; tls?: DroverTlsOptions }
   | { client: Redis | Cluster };
 
 /** Options of `DroverModule.forRoot` (or what `forRootAsync`'s factory returns). */

@@ -1,6 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import { defineJob } from '@drover/core';
+import { makeTestCerts, type TestCerts } from '@drover/testing';
 import { InvalidOptionsError } from './errors/invalid-options.error';
 import { resolveOptions } from './resolve-options';
 
@@ -39,6 +40,60 @@ describe('resolveOptions', () => {
     ],
   ])('maps redis %j to a connection target', (redis, target) => {
     expect(resolveOptions({ redis: redis as never }).redis).toEqual(target);
+  });
+
+  describe('redis.tls', () => {
+    let certs: TestCerts;
+    beforeAll(() => (certs = makeTestCerts()));
+    afterAll(() => certs.remove());
+
+    it('takes PEM strings or Buffers and a servername, the same settings as the REDIS_TLS_* variables', () => {
+      const tls = { ca: Buffer.from(certs.pem.ca), cert: certs.pem.cert, key: certs.pem.key, servername: 'localhost' };
+      expect(resolveOptions({ redis: { url: 'rediss://127.0.0.1:6380', tls } }).redis).toEqual({
+        kind: 'url',
+        url: 'rediss://127.0.0.1:6380',
+        tls: true,
+        pem: certs.pem,
+        servername: 'localhost',
+      });
+      const sentinels = [{ host: '127.0.0.1', port: 26379 }];
+      expect(
+        resolveOptions({ redis: { sentinels, name: 'm', sentinelTls: true, tls: { ca: certs.pem.ca } } }).redis,
+      ).toEqual({ kind: 'sentinel', sentinels, name: 'm', sentinelTls: true, pem: { ca: certs.pem.ca } });
+    });
+
+    it.each([
+      [{ url: 'redis://x', tls: { ca: 'CA' } }, /redis.tls.ca: holds no PEM certificate/],
+      [{ url: 'rediss://x', tls: { ca: 42 } }, /redis.tls.ca: expected PEM text \(a string or a Buffer\)/],
+      [{ url: 'rediss://x', tls: { rejectUnauthorized: false } }, /redis.tls: unknown option "rejectUnauthorized"/],
+      [{ url: 'rediss://x', tls: 'yes' }, /redis.tls: expected \{ ca\?, cert\?, key\?, servername\? \}/],
+      [{ url: 'rediss://x', tls: { servername: 'a b' } }, /redis.tls.servername: "a b" is not a host name/],
+      [
+        { url: 'redis://x', tls: {} },
+        /redis.tls: is given but no Redis connection uses TLS \(redis.url is not rediss:\/\/\)/,
+      ],
+      [
+        { sentinels: [{ host: 'a', port: 1 }], name: 'm', tls: {} },
+        /redis.tls: is given but no Redis connection uses TLS \(redis.url is not rediss:\/\/ and sentinelTls is not true\)/,
+      ],
+      [
+        { sentinels: [{ host: 'a', port: 1 }], name: 'm', sentinelTls: 'yes' },
+        /redis.sentinelTls: expected true or false/,
+      ],
+      [{ clusterNodes: [{ host: 'a', port: 1 }], url: 'redis://a', tls: {} }, /no Redis connection uses TLS/],
+    ])('refuses redis %j', (redis, message) => {
+      expect(issuesOf({ redis }).join('\n')).toMatch(message);
+    });
+
+    it('wants a client certificate and its key together, and checks each is what it claims', () => {
+      expect(issuesOf({ redis: { url: 'rediss://x', tls: { cert: certs.pem.cert } } })).toEqual([
+        'redis.tls.key: is required: a client certificate needs its private key',
+      ]);
+      expect(issuesOf({ redis: { url: 'rediss://x', tls: { cert: certs.pem.key, key: certs.pem.cert } } })).toEqual([
+        expect.stringMatching(/^redis.tls.cert: holds no PEM certificate/),
+        expect.stringMatching(/^redis.tls.key: holds no usable unencrypted PEM private key/),
+      ]);
+    });
   });
 
   it('takes an existing ioredis client (Redis or Cluster) as borrowed', () => {

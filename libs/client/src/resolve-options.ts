@@ -3,6 +3,7 @@ import type { BorrowedClient, RedisClient } from '@drover/redis';
 import type { RedisTarget } from '@drover/config';
 import type { DroverModuleOptions, RedisNode } from './drover-options';
 import { InvalidOptionsError } from './errors/invalid-options.error';
+import { resolveTls } from './resolve-tls';
 
 /** {@link DroverModuleOptions} checked and defaulted. */
 export interface ResolvedDroverOptions {
@@ -98,19 +99,36 @@ function resolveRedis(raw: DroverModuleOptions['redis'], issues: string[]): Redi
   }
   if ('client' in raw) return checkClient(raw.client, issues);
   const url = 'url' in raw && raw.url !== undefined ? checkUrl(raw.url, 'redis.url', issues) : undefined;
+  const dataTls = url?.startsWith('rediss:') === true;
+  const rawTls = 'tls' in raw ? raw.tls : undefined;
   if ('sentinels' in raw) {
     const sentinels = checkNodes(raw.sentinels, 'redis.sentinels', issues);
     if (typeof raw.name !== 'string' || !SENTINEL_NAME.test(raw.name)) {
       issues.push('redis.name: expected the Sentinel master name, e.g. "mymaster"');
     }
-    return { kind: 'sentinel', sentinels, name: raw.name, ...(url && { url }) };
+    const sentinelTls = raw.sentinelTls;
+    if (sentinelTls !== undefined && typeof sentinelTls !== 'boolean') {
+      issues.push('redis.sentinelTls: expected true or false');
+    }
+    const tls = resolveTls(rawTls, { data: dataTls, sentinels: sentinelTls ?? dataTls }, issues);
+    return {
+      kind: 'sentinel',
+      sentinels,
+      name: raw.name,
+      ...(url && { url }),
+      ...(typeof sentinelTls === 'boolean' && { sentinelTls }),
+      ...tls,
+    };
   }
+  const tls = resolveTls(rawTls, { data: dataTls }, issues);
   if ('clusterNodes' in raw) {
-    return { kind: 'cluster', nodes: checkNodes(raw.clusterNodes, 'redis.clusterNodes', issues), ...(url && { url }) };
+    const nodes = checkNodes(raw.clusterNodes, 'redis.clusterNodes', issues);
+    return { kind: 'cluster', nodes, ...(url && { url }), ...tls };
   }
   if (!('url' in raw))
     issues.push(`redis: expected a URL, { url }, { sentinels, name }, { clusterNodes } or { client }`);
-  return asUrl(url);
+  const target = asUrl(url);
+  return target && { ...target, ...tls };
 }
 
 function resolveContracts(raw: unknown, issues: string[]): Map<string, JobContract> {

@@ -2,6 +2,7 @@ import type { Bundle } from '@drover/core';
 import { CONFIG_EXIT_CODE, ConfigError } from './config-error';
 import { loadBundleFile } from './config-file';
 import { parseEnv, type DroverEnv } from './env.schema';
+import { TLS_FILE_VARIABLES, TlsFileError, readTlsFiles } from './redis-tls';
 
 /** Everything a Drover process is configured with: the environment and the optional policy file. */
 export class AppConfig {
@@ -19,7 +20,18 @@ export class AppConfig {
 export function loadAppConfig(app: string, defaults: { port?: number } = {}, env = process.env): AppConfig {
   const parsed = parseEnv(env, defaults);
   const bundle = parsed.configFile ? loadBundleFile(parsed.configFile) : undefined;
-  return new AppConfig(app, parsed, bundle);
+  return new AppConfig(app, withTlsPem(parsed), bundle);
+}
+
+/** The environment with the PEM files of REDIS_TLS_*_FILE read into its Redis target. */
+function withTlsPem(env: DroverEnv): DroverEnv {
+  if (Object.keys(env.redisTlsFiles).length === 0) return env;
+  try {
+    return { ...env, redis: { ...env.redis, pem: readTlsFiles(env.redisTlsFiles) } };
+  } catch (err) {
+    if (err instanceof TlsFileError) throw new ConfigError(TLS_FILE_VARIABLES[err.part], err.problem);
+    throw err;
+  }
 }
 
 export function loadAppConfigOrExit(app: string, defaults: { port?: number } = {}): AppConfig {

@@ -94,6 +94,36 @@ describe('parseEnv', () => {
     });
   });
 
+  it('takes TLS files, servername and Sentinel TLS for a rediss:// Sentinel target', () => {
+    const env = parseEnv({
+      REDIS_SENTINELS: '127.0.0.1:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_TLS: 'FALSE',
+      REDIS_URL: 'rediss://:secret@127.0.0.1',
+      REDIS_TLS_CA_FILE: '/etc/drover/ca.pem',
+      REDIS_TLS_CERT_FILE: '/etc/drover/client.pem',
+      REDIS_TLS_KEY_FILE: '/etc/drover/client-key.pem',
+      REDIS_TLS_SERVERNAME: 'redis.internal',
+    });
+    expect(env.redis).toMatchObject({ kind: 'sentinel', sentinelTls: false, servername: 'redis.internal' });
+    expect(env.redisTlsFiles).toEqual({
+      ca: '/etc/drover/ca.pem',
+      cert: '/etc/drover/client.pem',
+      key: '/etc/drover/client-key.pem',
+    });
+  });
+
+  it('allows TLS files for plain data connections when only the Sentinels speak TLS', () => {
+    const env = parseEnv({
+      REDIS_SENTINELS: '127.0.0.1:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_TLS: 'true',
+      REDIS_TLS_CA_FILE: '/etc/drover/ca.pem',
+    });
+    expect(env.redis).toMatchObject({ kind: 'sentinel', sentinelTls: true });
+    expect(parseEnv({}).redisTlsFiles).toEqual({});
+  });
+
   it.each([
     [{ REDIS_URL: 'nonsense' }, 'REDIS_URL', /"nonsense" is not a URL.*e\.g\. rediss:/],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL', /scheme "http:" is not redis: or rediss:/],
@@ -106,6 +136,35 @@ describe('parseEnv', () => {
       /cannot be combined/,
     ],
     [{ REDIS_CLUSTER_NODES: '127.0.0.1:99999' }, 'REDIS_CLUSTER_NODES', /is not host:port/],
+    [{ REDIS_SENTINEL_TLS: 'yes' }, 'REDIS_SENTINEL_TLS', /"yes" is not one of true\|false/],
+    [{ REDIS_SENTINEL_TLS: 'true' }, 'REDIS_SENTINEL_TLS', /is set without REDIS_SENTINELS/],
+    [{ REDIS_TLS_SERVERNAME: 'a b' }, 'REDIS_TLS_SERVERNAME', /"a b" is not a host name/],
+    [
+      { REDIS_TLS_CA_FILE: '/ca.pem' },
+      'REDIS_TLS_CA_FILE',
+      /is set but no Redis connection uses TLS \(REDIS_URL is not rediss:\/\/\)/,
+    ],
+    [{ REDIS_TLS_SERVERNAME: 'redis.internal' }, 'REDIS_TLS_SERVERNAME', /no Redis connection uses TLS/],
+    [
+      { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_SENTINEL_TLS: 'false', REDIS_TLS_CA_FILE: '/ca.pem' },
+      'REDIS_TLS_CA_FILE',
+      /REDIS_URL is not rediss:\/\/ and REDIS_SENTINEL_TLS is not true/,
+    ],
+    [
+      { REDIS_CLUSTER_NODES: 'a:1', REDIS_URL: 'redis://a', REDIS_TLS_KEY_FILE: '/k', REDIS_TLS_CERT_FILE: '/c' },
+      'REDIS_TLS_CERT_FILE',
+      /no Redis connection uses TLS/,
+    ],
+    [
+      { REDIS_URL: 'rediss://a', REDIS_TLS_CERT_FILE: '/c.pem' },
+      'REDIS_TLS_KEY_FILE',
+      /is required: a client certificate needs its private key/,
+    ],
+    [
+      { REDIS_URL: 'rediss://a', REDIS_TLS_KEY_FILE: '/k.pem' },
+      'REDIS_TLS_CERT_FILE',
+      /is required: a private key needs its client certificate/,
+    ],
     [{ DROVER_PREFIX: 'a b' }, 'DROVER_PREFIX', /may only hold/],
     [{ DROVER_INSTANCE_ID: 'x y' }, 'DROVER_INSTANCE_ID', /may only hold/],
     [{ DROVER_QUEUES: 'Default' }, 'DROVER_QUEUES', /not \[a-z0-9\]/],

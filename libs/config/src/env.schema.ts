@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
+import { ENV_EXAMPLES } from './env-examples';
+import { TLS_FILE_VARIABLES, pemPairProblem, type TlsPem, type TlsPemPart } from './redis-tls';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -10,15 +12,29 @@ export interface HostPort {
   port: number;
 }
 
-/** Where Redis is: exactly one of the three shapes, chosen by which variables are set. */
+/** How TLS connections of a target are verified and authenticated; TLS itself is on per `rediss://`. */
+export interface RedisTlsSettings {
+  pem?: TlsPem;
+  /** The name every node's certificate is checked against (and sent as SNI); unset = the host dialled. */
+  servername?: string;
+}
+
+/**
+ * Where Redis is: exactly one of the three shapes, chosen by which variables are set. Data
+ * connections use TLS when `url` is `rediss://`; the connections to Sentinels when `sentinelTls`
+ * says so (unset = like the data connections).
+ */
 export type RedisTarget =
-  | { kind: 'url'; url: string; tls: boolean }
-  | { kind: 'sentinel'; sentinels: HostPort[]; name: string; url?: string }
-  | { kind: 'cluster'; nodes: HostPort[]; url?: string };
+  | ({ kind: 'url'; url: string; tls: boolean } & RedisTlsSettings)
+  | ({ kind: 'sentinel'; sentinels: HostPort[]; name: string; url?: string; sentinelTls?: boolean } & RedisTlsSettings)
+  | ({ kind: 'cluster'; nodes: HostPort[]; url?: string } & RedisTlsSettings);
 
 /** Every variable of spec §3, parsed and defaulted. Nothing else in Drover reads process.env. */
 export interface DroverEnv {
+  /** Without its `pem` until the files are read (see {@link loadAppConfig}). */
   redis: RedisTarget;
+  /** The PEM files named by REDIS_TLS_CA_FILE / _CERT_FILE / _KEY_FILE. */
+  redisTlsFiles: Partial<Record<TlsPemPart, string>>;
   prefix: string;
   instanceId: string;
   configFile?: string;
@@ -31,25 +47,6 @@ export interface DroverEnv {
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
-
-/** A valid value for each variable, quoted in error messages. */
-export const ENV_EXAMPLES: Record<string, string> = {
-  REDIS_URL: 'rediss://user:password@127.0.0.1:6380/0',
-  REDIS_SENTINELS: '127.0.0.1:26379,127.0.0.1:26380',
-  REDIS_SENTINEL_NAME: 'mymaster',
-  REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001',
-  DROVER_PREFIX: 'drover',
-  DROVER_INSTANCE_ID: 'scheduler-0',
-  DROVER_CONFIG: './drover.yaml',
-  DROVER_QUEUES: 'default,reports',
-  DROVER_LEADER_TTL_MS: '10000',
-  DROVER_API_TOKENS_FILE: '/etc/drover/tokens.yaml',
-  DROVER_SHUTDOWN_GRACE_MS: '30000',
-  DROVER_HTTP_ALLOW: 'https://hooks.example.com/,http://127.0.0.1:8080/',
-  PORT: '3000',
-  LOG_LEVEL: 'info',
-  LOG_FORMAT: 'pretty',
-};
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const blankToUndefined = (v: unknown) =>
@@ -119,6 +116,15 @@ export const envSchema = z.object({
   REDIS_SENTINELS: opt(hostPorts),
   REDIS_SENTINEL_NAME: opt(z.string().regex(/^[A-Za-z0-9_.-]+$/, { message: 'is not a sentinel master name' })),
   REDIS_CLUSTER_NODES: opt(hostPorts),
+  REDIS_SENTINEL_TLS: opt(
+    z
+      .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['true', 'false']))
+      .transform((v) => v === 'true'),
+  ),
+  REDIS_TLS_CA_FILE: opt(z.string()),
+  REDIS_TLS_CERT_FILE: opt(z.string()),
+  REDIS_TLS_KEY_FILE: opt(z.string()),
+  REDIS_TLS_SERVERNAME: opt(z.string().regex(/^[A-Za-z0-9.:-]{1,253}$/, { message: 'is not a host name' })),
   DROVER_PREFIX: opt(
     z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'may only hold letters, digits, "_", "." and "-" (1-64)' }),
   ),
@@ -142,6 +148,37 @@ export const envSchema = z.object({
   ),
   LOG_FORMAT: opt(z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['json', 'pretty']))),
 });
+
+/** Rejects TLS variables that would have no effect, so a typo does not silently turn TLS checks off. */
+function checkTlsVariables(
+  redis: RedisTarget,
+  files: Partial<Record<TlsPemPart, string>>,
+  sentinelTls: boolean | undefined,
+  servername: string | undefined,
+): void {
+  if (sentinelTls !== undefined && redis.kind !== 'sentinel') {
+    throw new ConfigError('REDIS_SENTINEL_TLS', 'is set without REDIS_SENTINELS');
+  }
+  const pair = pemPairProblem(files);
+  if (pair) {
+    const missing = files.cert === undefined ? 'cert' : 'key';
+    throw new ConfigError(
+      TLS_FILE_VARIABLES[missing],
+      `is required: ${pair}`,
+      ENV_EXAMPLES[TLS_FILE_VARIABLES[missing]],
+    );
+  }
+  const dataTls = (redis.kind === 'url' ? redis.url : (redis.url ?? '')).startsWith('rediss:');
+  if (dataTls || (redis.kind === 'sentinel' && sentinelTls)) return;
+  const stray = (['ca', 'cert', 'key'] as const).find((p) => files[p] !== undefined);
+  const variable = stray ? TLS_FILE_VARIABLES[stray] : servername ? 'REDIS_TLS_SERVERNAME' : undefined;
+  if (!variable) return;
+  const why =
+    redis.kind === 'sentinel'
+      ? 'REDIS_URL is not rediss:// and REDIS_SENTINEL_TLS is not true'
+      : 'REDIS_URL is not rediss://';
+  throw new ConfigError(variable, `is set but no Redis connection uses TLS (${why})`);
+}
 
 function describe(issue: z.core.$ZodIssue, raw: string | undefined): string {
   if (issue.code === 'invalid_value') return `"${raw}" is not one of ${issue.values.join('|')}`;
@@ -170,13 +207,24 @@ export function parseEnv(
     throw new ConfigError('REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS', ENV_EXAMPLES.REDIS_SENTINEL_NAME);
   }
   const url = e.REDIS_URL;
+  const tls = e.REDIS_TLS_SERVERNAME ? { servername: e.REDIS_TLS_SERVERNAME } : {};
   const redis: RedisTarget = e.REDIS_SENTINELS
-    ? { kind: 'sentinel', sentinels: e.REDIS_SENTINELS, name: e.REDIS_SENTINEL_NAME!, url }
+    ? {
+        kind: 'sentinel',
+        sentinels: e.REDIS_SENTINELS,
+        name: e.REDIS_SENTINEL_NAME!,
+        url,
+        ...(e.REDIS_SENTINEL_TLS !== undefined && { sentinelTls: e.REDIS_SENTINEL_TLS }),
+        ...tls,
+      }
     : e.REDIS_CLUSTER_NODES
-      ? { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, url }
-      : { kind: 'url', url: url ?? 'redis://127.0.0.1:6379', tls: (url ?? '').startsWith('rediss:') };
+      ? { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, url, ...tls }
+      : { kind: 'url', url: url ?? 'redis://127.0.0.1:6379', tls: (url ?? '').startsWith('rediss:'), ...tls };
+  const redisTlsFiles = { ca: e.REDIS_TLS_CA_FILE, cert: e.REDIS_TLS_CERT_FILE, key: e.REDIS_TLS_KEY_FILE };
+  checkTlsVariables(redis, redisTlsFiles, e.REDIS_SENTINEL_TLS, e.REDIS_TLS_SERVERNAME);
   return {
     redis,
+    redisTlsFiles: Object.fromEntries(Object.entries(redisTlsFiles).filter(([, v]) => v !== undefined)),
     prefix: e.DROVER_PREFIX ?? 'drover',
     instanceId: e.DROVER_INSTANCE_ID ?? `${hostname()}-${defaults.pid ?? process.pid}`,
     configFile: e.DROVER_CONFIG,

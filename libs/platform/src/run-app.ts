@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { type AppConfig, loadAppConfigOrExit } from '@drover/config';
 import { createLogger, NestPinoLogger } from '@drover/logger';
+import { RedisConnections } from '@drover/redis';
 import { ReadinessRegistry } from './readiness.registry';
 
 export interface AppSpec {
@@ -38,6 +39,22 @@ export async function runApp(spec: AppSpec): Promise<INestApplication> {
   return app;
 }
 
+/** Leaves a drain that runs to the end of the grace period time to write its hand-backs first. */
+const ABANDON_AFTER_GRACE_MS = 1_000;
+
+async function abandonIfUnreachable(app: INestApplication, logger: Logger): Promise<void> {
+  const connections = app.get(RedisConnections);
+  try {
+    await connections.ping(1_000);
+  } catch (err) {
+    const dropped = connections.abandon();
+    logger.warn(
+      { err: (err as Error).message, dropped },
+      'Redis unreachable after the grace period: dropping its connections (the leader lease and unfinished runs are left to expire)',
+    );
+  }
+}
+
 function installShutdown(app: INestApplication, logger: Logger, graceMs: number): void {
   let closing = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -54,6 +71,13 @@ function installShutdown(app: INestApplication, logger: Logger, graceMs: number)
       process.exit(1);
     }, graceMs + 10_000);
     backstop.unref();
+    // With Redis unreachable, BullMQ's close() waits for commands that cannot complete; once the
+    // grace period is over there is nothing left to wait for, so their connections are dropped.
+    const unreachable = setTimeout(
+      () => abandonIfUnreachable(app, logger).catch((err: unknown) => logger.warn({ err }, 'could not check Redis')),
+      graceMs + ABANDON_AFTER_GRACE_MS,
+    );
+    unreachable.unref();
     app
       .close()
       .then(() => {

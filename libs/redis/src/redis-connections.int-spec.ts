@@ -1,5 +1,6 @@
+import { Worker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { startRedisServer, testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
+import { startRedisServer, testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { checkMemoryPolicy } from './memory-policy';
 import { RedisConnections } from './redis-connections';
 
@@ -53,6 +54,28 @@ describe('RedisConnections against a real redis-server', () => {
       await expect(conns.ping(300)).rejects.toThrow();
     } finally {
       await conns.closeAll();
+    }
+  });
+
+  it('abandon() drops every connection, the copies BullMQ made included, so a Worker closes while Redis is gone', async () => {
+    const server = await startRedisServer();
+    const conns = new RedisConnections({ kind: 'url', url: server.url, tls: false }, 'test');
+    const connection = conns.open('blocking', 'w');
+    const worker = new Worker(uniquePrefix('abandon'), async () => 'done', { connection });
+    worker.on('error', () => undefined);
+    try {
+      await worker.waitUntilReady();
+      await waitFor('the worker to block for jobs', () => worker.isRunning());
+      await server.kill('SIGKILL');
+      // Closing now, while the connections wait to reconnect, strands BullMQ's blocked fetch.
+      await waitFor('the connection to wait to reconnect', () => connection.status === 'reconnecting');
+      const closing = worker.close();
+      // The connection opened here (BullMQ's main one) and the copy BullMQ made for its blocking fetch.
+      expect(conns.abandon()).toBe(2);
+      await closing;
+    } finally {
+      await conns.closeAll();
+      await server.stop();
     }
   });
 

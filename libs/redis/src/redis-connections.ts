@@ -51,9 +51,46 @@ export class RedisConnections {
       this.target.kind === 'client' ? duplicate(this.target.client, role, name) : connect(this.target, role, name);
     // Without a listener ioredis prints every reconnect error to stderr as an unhandled event.
     client.on('error', (err: Error) => this.log?.warn({ err: err.message, purpose }, 'redis connection error'));
+    this.track(client);
+    return client;
+  }
+
+  /**
+   * Keeps `client` — and the copies BullMQ makes of it for its Workers and QueueEvents, which it
+   * closes itself but which {@link abandon} must reach — until it ends.
+   */
+  private track(client: RedisClient): void {
     this.opened.add(client);
     client.once('end', () => this.opened.delete(client));
-    return client;
+    const copy = client.duplicate.bind(client) as (...args: unknown[]) => RedisClient;
+    const tracked = (...args: unknown[]): RedisClient => {
+      const made = copy(...args);
+      this.track(made);
+      return made;
+    };
+    Object.assign(client, { duplicate: tracked });
+  }
+
+  /**
+   * Gives up on every connection, copies included: pending commands fail instead of waiting for a
+   * Redis that is not coming back in time. For a shutdown whose grace period ran out while Redis
+   * was unreachable. Returns how many connections it gave up on.
+   */
+  abandon(): number {
+    const clients = [...this.opened];
+    for (const c of clients) {
+      c.disconnect();
+      // A connection disconnected while it waited to reconnect keeps its commands forever, neither
+      // sent nor failed (ioredis) — which is how BullMQ's close() hangs while Redis is away. One
+      // more connect attempt ends it for good and fails them.
+      if (c instanceof Redis && c.status === 'reconnecting') {
+        c.connect().then(
+          () => c.disconnect(),
+          () => undefined,
+        );
+      }
+    }
+    return clients.length;
   }
 
   /** Round-trips a PING; used by readiness probes. */

@@ -32,7 +32,13 @@ export class SchedulerModule {
         {
           provide: FiresQueue,
           inject: [RedisConnections, DroverKeys],
-          useFactory: (conns: RedisConnections, keys: DroverKeys) => FiresQueue.create(conns, keys),
+          useFactory: (conns: RedisConnections, keys: DroverKeys) => {
+            const queue = FiresQueue.create(conns, keys);
+            // Its connection already logs every error; without a listener BullMQ writes each one to
+            // stderr as a raw stack, breaking the JSON log stream while Redis is away.
+            queue.on('error', () => undefined);
+            return queue;
+          },
         },
         ConditionRegistry,
         CandidateRegistry,

@@ -1,0 +1,23 @@
+/** A valid value for each variable, quoted in error messages. */
+export const ENV_EXAMPLES: Record<string, string> = {
+  REDIS_URL: 'rediss://user:password@127.0.0.1:6380/0',
+  REDIS_SENTINELS: '127.0.0.1:26379,127.0.0.1:26380',
+  REDIS_SENTINEL_NAME: 'mymaster',
+  REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001',
+  REDIS_SENTINEL_TLS: 'true',
+  REDIS_TLS_CA_FILE: '/etc/drover/redis-ca.pem',
+  REDIS_TLS_CERT_FILE: '/etc/drover/redis-client.pem',
+  REDIS_TLS_KEY_FILE: '/etc/drover/redis-client-key.pem',
+  REDIS_TLS_SERVERNAME: 'redis.internal',
+  DROVER_PREFIX: 'drover',
+  DROVER_INSTANCE_ID: 'scheduler-0',
+  DROVER_CONFIG: './drover.yaml',
+  DROVER_QUEUES: 'default,reports',
+  DROVER_LEADER_TTL_MS: '10000',
+  DROVER_API_TOKENS_FILE: '/etc/drover/tokens.yaml',
+  DROVER_SHUTDOWN_GRACE_MS: '30000',
+  DROVER_HTTP_ALLOW: 'https://hooks.example.com/,http://127.0.0.1:8080/',
+  PORT: '3000',
+  LOG_LEVEL: 'info',
+  LOG_FORMAT: 'pretty',
+};
