@@ -79,12 +79,31 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   private async onElected(l: Leadership): Promise<void> {
     this.lead = l;
     if (!this.isCurrent()) return;
+    // Listen before reading: a change stored after the first full reconcile began is then either
+    // in it or announced to us (handled after this step, as leader work is serial), never neither.
+    await this.listenForChanges();
     await this.applyPolicyFile(l);
+    await this.catchUp(l);
+    this.every(this.opts.watchdogEveryMs, async () => {
+      if (this.lead && this.isCurrent()) await this.watchdog.pass(this.lead, this.isCurrent);
+    });
+    this.every(this.opts.reconcileEveryMs, async () => {
+      if (this.lead && this.isCurrent()) await this.reconciler.reconcileAll(this.lead, this.isCurrent);
+    });
+    this.every(this.opts.gaugesEveryMs, () => this.exportGauges());
+  }
+
+  /** Everything announced while nobody listened: a full reconcile, and the watchdog's withdrawals. */
+  private async catchUp(l: Leadership): Promise<void> {
     await this.reconciler.reconcileAll(l, this.isCurrent);
     await this.watchdog.pass(l, this.isCurrent);
-    this.subscriber = this.conns.open('command', 'routine-changes');
-    await this.subscriber.subscribe(this.routines.changesChannel);
-    this.subscriber.on('message', (_ch: string, name: string) => {
+  }
+
+  private async listenForChanges(): Promise<void> {
+    const sub = this.conns.open('command', 'routine-changes');
+    this.subscriber = sub;
+    const channel = this.routines.changesChannel;
+    sub.on('message', (_ch: string, name: string) => {
       void this.serial(async () => {
         if (!this.lead || !this.isCurrent()) return;
         // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
@@ -93,13 +112,18 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
         await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
       });
     });
-    this.every(this.opts.watchdogEveryMs, async () => {
-      if (this.lead && this.isCurrent()) await this.watchdog.pass(this.lead, this.isCurrent);
+    await sub.subscribe(channel);
+    // After a reconnect ioredis subscribes again by itself, but what was published in between
+    // reached nobody. 'ready' comes before that subscribe is sent, so subscribe (idempotent) and
+    // wait for it before catching up.
+    sub.on('ready', () => {
+      void this.serial(async () => {
+        if (this.subscriber !== sub || !this.lead || !this.isCurrent()) return;
+        await sub.subscribe(channel);
+        this.log.info('routine change feed reconnected: reconciling everything it may have missed');
+        await this.catchUp(this.lead);
+      });
     });
-    this.every(this.opts.reconcileEveryMs, async () => {
-      if (this.lead && this.isCurrent()) await this.reconciler.reconcileAll(this.lead, this.isCurrent);
-    });
-    this.every(this.opts.gaugesEveryMs, () => this.exportGauges());
   }
 
   /** DROVER_CONFIG, applied with every write fenced by this leadership (a stale leader writes nothing). */
