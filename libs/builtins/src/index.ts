@@ -5,4 +5,4 @@ export * from './handlers/sleep.handler';
 export * from './handlers/http-request.handler';
 export * from './candidates/http-candidates.provider';
 export * from './http/url-allowlist';
-export * from './version';
+export { droverVersion } from '@drover/platform';

@@ -3,7 +3,7 @@ import { WorkerRuntimeModule } from '@drover/worker-runtime';
 import { HttpRequestHandler } from './handlers/http-request.handler';
 import { NoopHandler } from './handlers/noop.handler';
 import { SleepHandler } from './handlers/sleep.handler';
-import { droverVersion } from './version';
+import { droverVersion } from '@drover/platform';
 
 /**
  * The worker role with Drover's built-in handlers (`noop`, `sleep`, `http.request`); the worker

@@ -15,6 +15,9 @@ import {
   validateRoutine,
   type CancelResult,
   type NewRun,
+  type QueueRegistry,
+  type RoutineStore,
+  type RunStore,
   type RoutineRecord,
   type RunView,
 } from '@drover/store';
@@ -26,7 +29,6 @@ import {
   type ListRunsOptions,
   type WaitOptions,
 } from './call-options';
-import type { DroverConnection } from './drover-connection';
 import type { DroverRun, RunId } from './drover-run';
 import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
 import { InvalidOptionsError } from './errors/invalid-options.error';
@@ -52,6 +54,17 @@ const secureRandom = () => randomInt(0, 2 ** 47) / 2 ** 47;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types
 type AnyContract = JobContract<any, any, any>;
 
+/**
+ * What the client works on: the stores and the cluster clock. A {@link DroverConnection} in a
+ * producer; the api hands its own (Nest-provided) stores, so both enqueue through one code path.
+ */
+export interface ClientBackend {
+  runs: RunStore;
+  routines: RoutineStore;
+  registry: QueueRegistry;
+  clock: { now(): number };
+}
+
 /** What `upsertRoutine` did. */
 export interface UpsertRoutineResult {
   outcome: 'created' | 'updated' | 'unchanged';
@@ -67,7 +80,7 @@ export class DroverClient {
   private readonly random: () => number;
 
   constructor(
-    private readonly connection: DroverConnection,
+    private readonly connection: ClientBackend,
     private readonly options: Pick<ResolvedDroverOptions, 'defaultQueue' | 'name' | 'contracts' | 'strictJobTypes'>,
     clock: ClientClock = { now: () => connection.clock.now(), random: secureRandom },
   ) {

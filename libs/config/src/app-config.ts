@@ -1,4 +1,5 @@
 import type { Bundle } from '@drover/core';
+import { loadApiTokensFile, type ApiToken } from './api-tokens';
 import { CONFIG_EXIT_CODE, ConfigError } from './config-error';
 import { loadBundleFile } from './config-file';
 import { parseEnv, type DroverEnv } from './env.schema';
@@ -10,6 +11,8 @@ export class AppConfig {
     readonly app: string,
     readonly env: DroverEnv,
     readonly bundle?: Bundle,
+    /** The api's bearer tokens (DROVER_API_TOKENS_FILE); undefined = development mode. */
+    readonly apiTokens?: ApiToken[],
   ) {}
 }
 
@@ -20,7 +23,8 @@ export class AppConfig {
 export function loadAppConfig(app: string, defaults: { port?: number } = {}, env = process.env): AppConfig {
   const parsed = parseEnv(env, defaults);
   const bundle = parsed.configFile ? loadBundleFile(parsed.configFile) : undefined;
-  return new AppConfig(app, withTlsPem(parsed), bundle);
+  const apiTokens = parsed.apiTokensFile ? loadApiTokensFile(parsed.apiTokensFile) : undefined;
+  return new AppConfig(app, withTlsPem(parsed), bundle, apiTokens);
 }
 
 /** The environment with the PEM files of REDIS_TLS_*_FILE read into its Redis target. */

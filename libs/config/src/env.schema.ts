@@ -41,6 +41,8 @@ export interface DroverEnv {
   queues?: string[];
   leaderTtlMs: number;
   apiTokensFile?: string;
+  /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
+  apiRateLimitPerMinute: number;
   shutdownGraceMs: number;
   httpAllow?: string[];
   port?: number;
@@ -137,6 +139,7 @@ export const envSchema = z.object({
   ),
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
   DROVER_API_TOKENS_FILE: opt(z.string()),
+  DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
   DROVER_SHUTDOWN_GRACE_MS: opt(wholeNumber(0, 3_600_000)),
   DROVER_HTTP_ALLOW: opt(commaList(httpPrefix)),
   PORT: opt(wholeNumber(0, 65535)),
@@ -231,6 +234,7 @@ export function parseEnv(
     queues: e.DROVER_QUEUES,
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
     apiTokensFile: e.DROVER_API_TOKENS_FILE,
+    apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     shutdownGraceMs: e.DROVER_SHUTDOWN_GRACE_MS ?? 30_000,
     httpAllow: e.DROVER_HTTP_ALLOW,
     port: e.PORT ?? defaults.port,

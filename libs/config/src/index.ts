@@ -5,3 +5,4 @@ export * from './redis-tls';
 export * from './config-file';
 export * from './app-config';
 export * from './config.module';
+export * from './api-tokens';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { FIRE_LATENESS_BUCKETS, METRIC, RUN_DURATION_BUCKETS } from './metric-names';
+import { API_DURATION_BUCKETS, FIRE_LATENESS_BUCKETS, METRIC, RUN_DURATION_BUCKETS } from './metric-names';
 
 /**
  * prom-client defaults that are gauges named like counters, which `promtool check metrics` rejects
@@ -31,6 +31,8 @@ export class DroverMetrics {
   readonly watchdogRepairs: Counter;
   readonly queueWorkers: Gauge<'queue'>;
   readonly queueGlobalConcurrency: Gauge<'queue'>;
+  readonly apiRequests: Counter<'route' | 'method' | 'code'>;
+  readonly apiRequestDuration: Histogram<'route' | 'method'>;
 
   constructor(opts: { defaultMetrics?: boolean; defaultLabels?: Record<string, string> } = {}) {
     this.registry = new Registry();
@@ -116,6 +118,19 @@ export class DroverMetrics {
       name: METRIC.queueGlobalConcurrency,
       help: 'Configured cluster-wide ceiling of running jobs per queue (0 = none); leader only.',
       labelNames: ['queue'],
+      registers,
+    });
+    this.apiRequests = new Counter({
+      name: METRIC.apiRequestsTotal,
+      help: 'Management API requests by route template, method and status code.',
+      labelNames: ['route', 'method', 'code'],
+      registers,
+    });
+    this.apiRequestDuration = new Histogram({
+      name: METRIC.apiRequestDurationSeconds,
+      help: 'Management API request duration by route template and method (event streams included until they end).',
+      labelNames: ['route', 'method'],
+      buckets: API_DURATION_BUCKETS,
       registers,
     });
   }

@@ -17,6 +17,8 @@ export const METRIC = {
   watchdogRepairsTotal: 'drover_watchdog_repairs_total',
   queueWorkers: 'drover_queue_workers',
   queueGlobalConcurrency: 'drover_queue_global_concurrency',
+  apiRequestsTotal: 'drover_api_requests_total',
+  apiRequestDurationSeconds: 'drover_api_request_duration_seconds',
 } as const;
 
 /**
@@ -39,3 +41,6 @@ export const RUN_DURATION_BUCKETS = [
 
 /** Fire lateness ranges from milliseconds to minutes. */
 export const FIRE_LATENESS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** API answers take milliseconds; event streams are not timed (they end when the client leaves). */
+export const API_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -2,3 +2,4 @@ export * from './readiness.registry';
 export * from './health.controller';
 export * from './platform.module';
 export * from './run-app';
+export * from './version';

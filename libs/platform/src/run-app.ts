@@ -13,6 +13,10 @@ export interface AppSpec {
   defaultPort: number;
   /** Builds the root module from validated config; the platform module is included by the app. */
   module: (config: AppConfig, logger: Logger) => DynamicModule;
+  /** False when the app installs its own body parsers in `configure` (the api caps bodies at 1 MiB). */
+  bodyParser?: boolean;
+  /** Express middleware to install before Nest's routes. */
+  configure?: (app: INestApplication) => void;
 }
 
 /**
@@ -31,7 +35,9 @@ export async function runApp(spec: AppSpec): Promise<INestApplication> {
   const app = await NestFactory.create(spec.module(config, logger), {
     logger: new NestPinoLogger(logger),
     bufferLogs: false,
+    bodyParser: spec.bodyParser ?? true,
   });
+  spec.configure?.(app);
   installShutdown(app, logger, env.shutdownGraceMs);
   const port = env.port ?? spec.defaultPort;
   await app.listen(port, '0.0.0.0');

@@ -1,0 +1,43 @@
+import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { Clock } from '@drover/redis';
+import { auditCall } from '../audit/audit.interceptor';
+import { AuditLog } from '../audit/audit-log';
+import { mapError } from '../http/error-mapping';
+import { isMutating, ROUTE_SPEC, type RouteSpec } from '../http/route-spec';
+import { ApiAuth } from './api-auth.service';
+import type { AuthenticatedRequest } from './principal';
+
+/**
+ * Authenticates every API request and checks the route's minimum role (spec §5). A refused
+ * mutation is audited too: a 403 on a purge is worth knowing about.
+ */
+@Injectable()
+export class ApiAuthGuard implements CanActivate {
+  private readonly logger = new Logger('AuditLog');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: ApiAuth,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const spec = this.reflector.get<RouteSpec | undefined>(ROUTE_SPEC, ctx.getHandler());
+    if (!spec || spec.role === 'none') return true;
+    const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    try {
+      const principal = this.auth.authenticate(req);
+      req.principal = principal;
+      this.auth.require(principal, spec.role);
+      return true;
+    } catch (err) {
+      if (isMutating(spec.method)) {
+        await auditCall(this.audit, this.clock, this.logger, req, spec, mapError(err).problem.status);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { API_ROLES, type ApiRole } from '@drover/config';
+
+/** Who made a request: the token's name and role (`dev` in development mode). */
+export interface Principal {
+  name: string;
+  role: ApiRole;
+}
+
+export const roleRank = (role: ApiRole): number => API_ROLES.indexOf(role);
+
+/** True when `role` may do what `needed` may (viewer < operator < admin). */
+export const roleAllows = (role: ApiRole, needed: ApiRole): boolean => roleRank(role) >= roleRank(needed);
+
+/** The principal the guard attached to a request. */
+export interface AuthenticatedRequest {
+  principal?: Principal;
+}

@@ -1,0 +1,56 @@
+import { Controller } from '@nestjs/common';
+import { z } from 'zod';
+import { AuditLog } from '../audit/audit-log';
+import { ApiRoute, In } from '../http/api-route.decorator';
+import { route, type RouteInput } from '../http/route-spec';
+import { named } from '../openapi/api-schemas';
+
+const AuditEntrySchema = named(
+  'AuditEntry',
+  z.object({
+    id: z.string(),
+    at: z.string(),
+    token: z.string(),
+    role: z.string(),
+    action: z.string(),
+    target: z.string(),
+    status: z.number().int(),
+    ip: z.string(),
+  }),
+);
+
+const listAudit = route({
+  operationId: 'listAudit',
+  method: 'GET',
+  path: 'audit',
+  summary: 'Who changed what: every mutating call, newest first',
+  tag: 'cluster',
+  role: 'admin',
+  query: z.strictObject({
+    page_size: z.coerce.number().int().min(1).max(1000).default(100),
+    page_token: z
+      .string()
+      .regex(/^\d+-\d+$/, { message: 'is not a page token from next_page_token' })
+      .optional(),
+  }),
+  responses: {
+    200: {
+      description: 'Audit entries',
+      schema: named(
+        'AuditPage',
+        z.object({ items: z.array(AuditEntrySchema), next_page_token: z.string().optional() }),
+      ),
+    },
+  },
+});
+
+@Controller('api/v1')
+export class AuditController {
+  constructor(private readonly audit: AuditLog) {}
+
+  @ApiRoute(listAudit)
+  async list(@In() { query }: RouteInput<typeof listAudit>) {
+    const page = await this.audit.list({ limit: query.page_size, before: query.page_token });
+    return { items: page.entries, ...(page.next && { next_page_token: page.next }) };
+  }
+}

@@ -1,0 +1,40 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { json, text } from 'express';
+import { DroverMetrics } from '@drover/metrics';
+import { sendProblem } from './api-exception.filter';
+
+/** Largest request body the api reads (spec §5: 413 above it). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export const JSON_TYPES = ['application/json', 'application/*+json', 'application/merge-patch+json'];
+export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
+/**
+ * The api's HTTP plumbing, installed before Nest's routes: body parsers capped at 1 MiB (JSON,
+ * merge patches, YAML bundles), their errors as problem documents, and request metrics labelled
+ * by route template (never by a routine or run name).
+ */
+export function configureApiHttp(app: INestApplication): void {
+  const metrics = app.get(DroverMetrics);
+  const logger = new Logger('Api');
+  app.use('/api/', (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path;
+      const labels = { route: route ?? 'unmatched', method: req.method, code: String(res.statusCode) };
+      metrics.apiRequests.inc(labels);
+      metrics.apiRequestDuration.observe(
+        { route: labels.route, method: labels.method },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    });
+    next();
+  });
+  app.use('/api/', json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: false }));
+  app.use('/api/', text({ limit: MAX_BODY_BYTES, type: YAML_TYPES }));
+  app.use('/api/', (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    sendProblem(res, err, logger, req);
+  });
+}

@@ -1,0 +1,92 @@
+import { HttpException } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import { InvalidPayloadError } from '@drover/core';
+import {
+  IdempotencyKeyConflictError,
+  InvalidOptionsError,
+  InvalidRoutineError,
+  RunNotFoundError,
+  UnknownJobTypeError,
+} from '@drover/client';
+import {
+  DuplicateOverrideError,
+  NotParkedError,
+  RoutineNotFoundError,
+  RoutineNotTriggerableError,
+  RoutineVersionConflictError,
+  UnknownQueueError,
+} from '@drover/store';
+import { fieldErrorsOfMessages } from './field-errors';
+import { problem, ProblemError, type Problem } from './problem';
+
+export interface MappedError {
+  problem: Problem;
+  headers: Record<string, string>;
+  /** False for errors the caller caused (4xx); true when the server must log it. */
+  unexpected: boolean;
+}
+
+const known = (p: Problem, headers: Record<string, string> = {}): MappedError => ({
+  problem: p,
+  headers,
+  unexpected: false,
+});
+
+/** Errors Express's body parsers raise before a route runs. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/**
+ * Every error a route may raise, as the problem document the caller gets. Domain errors of the
+ * stores and the client keep their one-line messages; only an error nobody foresaw is a 500, and
+ * it never carries a stack or an internal message.
+ */
+export function mapError(err: unknown): MappedError {
+  if (err instanceof ProblemError) return known(err.problem, err.headers);
+  if (err instanceof RoutineNotFoundError) return known(problem(404, err.message));
+  if (err instanceof RunNotFoundError) return known(problem(404, err.message));
+  if (err instanceof RoutineVersionConflictError) return known(problem(412, err.message));
+  if (err instanceof UnknownQueueError) return known(problem(404, err.message));
+  if (err instanceof NotParkedError) return known(problem(409, err.message));
+  if (err instanceof DuplicateOverrideError) return known(problem(409, err.message));
+  if (err instanceof RoutineNotTriggerableError) return known(problem(409, err.message));
+  if (err instanceof IdempotencyKeyConflictError) return known(problem(409, err.message));
+  if (err instanceof UnknownJobTypeError)
+    return known(problem(400, err.message, [{ path: 'body.jobType', message: err.message }]));
+  if (err instanceof InvalidRoutineError) {
+    return known(problem(400, err.message, fieldErrorsOfMessages(err.errors, 'body', /^routines\[[^\]]*\]\.?/)));
+  }
+  if (err instanceof InvalidOptionsError)
+    return known(problem(400, err.message, fieldErrorsOfMessages(err.issues, 'body')));
+  if (err instanceof InvalidPayloadError) {
+    return known(
+      problem(
+        400,
+        err.message,
+        err.issues.map((i) => ({ path: ['body', 'payload', ...i.path.map(String)].join('.'), message: i.message })),
+      ),
+    );
+  }
+  if (err instanceof ThrottlerException) {
+    return known(problem(429, 'too many mutating requests for this token; retry later'), { 'Retry-After': '1' });
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status < 500) return known(problem(status, status === 404 ? 'no such route' : err.message));
+  }
+  const parser = err as BodyParserError | null;
+  if (parser && typeof parser === 'object' && typeof parser.type === 'string' && parser.expose) {
+    const status = parser.status ?? parser.statusCode ?? 400;
+    if (parser.type === 'entity.too.large') return known(problem(413, 'the request body is over 1 MiB'));
+    if (parser.type === 'entity.parse.failed') return known(problem(400, 'the request body is not valid JSON'));
+    if (parser.type === 'charset.unsupported' || parser.type === 'encoding.unsupported') {
+      return known(problem(415, 'unsupported body encoding or charset'));
+    }
+    if (status >= 400 && status < 500) return known(problem(status, 'the request body could not be read'));
+  }
+  return { problem: problem(500, 'internal error; the server logged it'), headers: {}, unexpected: true };
+}
