@@ -4,6 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '@drover/config';
 import { StoreModule } from '@drover/store';
 import { AuditLog } from './audit/audit-log';
+import { ApiEvents } from './events/api-events';
 import { ApiAuth, API_TOKENS } from './auth/api-auth.service';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { OpenApiController } from './openapi/openapi.controller';
@@ -33,6 +34,7 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
     { provide: API_TOKENS, inject: [AppConfig], useFactory: (config: AppConfig) => config.apiTokens },
     ApiAuth,
     AuditLog,
+    ApiEvents,
     OpenApiService,
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     ...API_PROVIDERS,
