@@ -80,6 +80,16 @@ describe('start-up configuration errors', () => {
     );
   });
 
+  it('a DROVER_API_TOKENS_FILE with a bad hash exits 2 naming the variable and the field', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'drover-e2e-')), 'tokens.yaml');
+    writeFileSync(file, 'tokens:\n  - { name: ci, role: operator, sha256: not-a-hash }\n');
+    const { code, output } = await runToExit('api', { REDIS_URL: testRedisUrl(), DROVER_API_TOKENS_FILE: file });
+    expect(code).toBe(2);
+    expect(output.trim()).toMatch(
+      /^drover api: invalid configuration: DROVER_API_TOKENS_FILE: .*tokens\.yaml: tokens\.0\.sha256 must be the 64 hex digits/,
+    );
+  });
+
   it('an invalid PORT exits 2 naming PORT', async () => {
     const { code, output } = await runToExit('worker', { PORT: 'http' });
     expect(code).toBe(2);

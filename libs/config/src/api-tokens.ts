@@ -28,6 +28,7 @@ const tokensSchema = z.strictObject({
           .regex(/^[0-9a-fA-F]{64}$/, { message: "must be the 64 hex digits of the token's SHA-256 (sha256sum)" })
           .transform((s) => s.toLowerCase()),
       }),
+      { error: 'must be a list of {name, role, sha256}' },
     )
     .min(1, { message: 'must list at least one token' }),
 });
@@ -43,7 +44,10 @@ export function parseApiTokens(text: string, path: string): ApiToken[] {
   } catch (err) {
     throw new ConfigError(VARIABLE, `${path} is not valid YAML/JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  const parsed = tokensSchema.safeParse(raw ?? {});
+  if (typeof raw !== 'object' || raw === null || !('tokens' in raw)) {
+    throw new ConfigError(VARIABLE, `${path} has no "tokens:" list of {name, role, sha256}`, EXAMPLE);
+  }
+  const parsed = tokensSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const at = issue.path.length ? issue.path.join('.') : '(top level)';

@@ -128,7 +128,7 @@ export class DroverMetrics {
     });
     this.apiRequestDuration = new Histogram({
       name: METRIC.apiRequestDurationSeconds,
-      help: 'Management API request duration by route template and method (event streams included until they end).',
+      help: 'Management API request duration by route template and method (event streams excluded).',
       labelNames: ['route', 'method'],
       buckets: API_DURATION_BUCKETS,
       registers,

@@ -24,6 +24,8 @@ export function configureApiHttp(app: INestApplication): void {
       const route = (req.route as { path?: string } | undefined)?.path;
       const labels = { route: route ?? 'unmatched', method: req.method, code: String(res.statusCode) };
       metrics.apiRequests.inc(labels);
+      // An event stream lasts as long as its client stays: its duration says nothing about the API.
+      if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
       metrics.apiRequestDuration.observe(
         { route: labels.route, method: labels.method },
         Number(process.hrtime.bigint() - started) / 1e9,
