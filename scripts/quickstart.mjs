@@ -61,10 +61,12 @@ const banner = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) {
         console.log(`
-  Drover is up (standalone: the scheduler and worker roles in one process)
+  Drover is up (standalone: the scheduler, worker and api roles in one process)
+    api      http://127.0.0.1:${port}/api/v1/cluster   (docs/api.md; development mode: loopback, no token)
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
     metrics  http://127.0.0.1:${port}/metrics
     policy   ${env.DROVER_CONFIG}
+  Try:  curl -s -X POST http://127.0.0.1:${port}/api/v1/routines/report-on-demand/trigger
   Runs of the demo routines show up in the log lines below. Ctrl-C stops everything, Redis included.
 `);
         return;
