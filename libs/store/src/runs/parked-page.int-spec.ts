@@ -51,7 +51,7 @@ describe('the parked area, page by page (real redis-server)', () => {
     let pages = 0;
     do {
       const page = await c.runs.pageParked(q, { after, limit: 2 });
-      seen.push(...page.runs.map((r) => r.id));
+      seen.push(...page.items.map((i) => i.run.id));
       after = page.next;
       pages++;
     } while (after && pages < 10);
@@ -61,15 +61,16 @@ describe('the parked area, page by page (real redis-server)', () => {
 
   it('neither skips nor repeats a run when runs before the cursor go away between pages', async () => {
     const first = await c.runs.pageParked(q, { limit: 3 });
-    expect(first.runs.map((r) => r.id)).toEqual(['p-07', 'p-06', 'p-05']);
-    expect(first.runs[0]).toMatchObject({
+    expect(first.items.map((i) => i.run.id)).toEqual(['p-07', 'p-06', 'p-05']);
+    expect(first.items[0]!.run).toMatchObject({
       status: 'parked',
       errors: [expect.objectContaining({ message: 'Error: boom p-07' })],
     });
     await c.runs.purgeParked(q, 'p-06');
     const second = await c.runs.pageParked(q, { after: first.next, limit: 10 });
-    expect(second.runs.map((r) => r.id)).toEqual(['p-04', 'p-03', 'p-02', 'p-01']);
+    expect(second.items.map((i) => i.run.id)).toEqual(['p-04', 'p-03', 'p-02', 'p-01']);
     expect(second.next).toBeUndefined();
+    expect(second.items[1]!.at).toEqual({ parkedAt: 2000, id: 'p-03' });
   });
 });
 

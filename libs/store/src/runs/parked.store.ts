@@ -36,7 +36,8 @@ export interface ParkedCursor {
 }
 
 export interface ParkedPage {
-  runs: ParkedRun[];
+  /** Each run with its own position (a page may also start right after any of them). */
+  items: { run: ParkedRun; at: ParkedCursor }[];
   /** Where the next page starts; absent on the last page. */
   next?: ParkedCursor;
 }
@@ -109,11 +110,11 @@ export class ParkedRuns {
     const taken = entries.slice(0, limit);
     const q = this.deps.bull.get(queue);
     const jobs = (await Promise.all(taken.map((e) => q.getJob(e.id)))) as (Job<RunJobData> | undefined)[];
-    const runs = jobs.flatMap((job) => {
+    const items = jobs.flatMap((job, i) => {
       const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
-      return view ? [view as ParkedRun] : [];
+      return view ? [{ run: view as ParkedRun, at: taken[i]! }] : [];
     });
-    return { runs, ...(entries.length > limit && { next: taken[taken.length - 1] }) };
+    return { items, ...(entries.length > limit && { next: taken[taken.length - 1] }) };
   }
 
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {
