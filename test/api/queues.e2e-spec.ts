@@ -143,6 +143,8 @@ describe('queues api (real api + scheduler + worker)', () => {
     ]);
     expect((await api.call('GET', '/queues/flaky/parked?error=%2FFAIL%2Falpha')).body.items).toHaveLength(30);
     expect((await api.call('GET', '/queues/flaky/parked?jobType=noop')).body.items).toEqual([]);
+    expect((await api.call('GET', '/queues/flaky/parked?after=2000-01-01T00:00:00Z')).body.items).toHaveLength(34);
+    expect((await api.call('GET', '/queues/flaky/parked?before=2000-01-01T00:00:00Z')).body.items).toEqual([]);
 
     expect(expectProblem(await api.call('GET', '/queues/flaky/parked?page_token=bogus'), 400).errors).toEqual([
       { path: 'query.page_token', message: 'is not a page token from next_page_token' },

@@ -56,8 +56,14 @@ export async function pageOfParked(
   return { runs: out };
 }
 
-/** The ids of every parked run `filter` selects now, newest parked first. */
+/**
+ * The ids of every parked run `filter` selects now, newest parked first. A filter on time alone
+ * is answered from the parked area's index without reading a run.
+ */
 export async function matchingParkedIds(runs: RunStore, queue: string, filter: ParkedFilter): Promise<string[]> {
+  if (filter.jobType === undefined && filter.routine === undefined && filter.error === undefined) {
+    return runs.parkedIds(queue, { before: filter.before, after: filter.after });
+  }
   const ids: string[] = [];
   for await (const step of walkParked(runs, queue, filter)) if (step.matches) ids.push(step.run.id);
   return ids;

@@ -51,9 +51,7 @@ const listParked = route({
   query: z.strictObject({
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
     page_token: z.string().max(2000).optional(),
-    jobType: z.string().min(1).max(256).optional(),
-    routine: nameSchema.optional(),
-    error: z.string().min(1).max(1000).optional(),
+    ...parkedFilterSchema.shape,
   }),
   responses: {
     200: { description: 'A page of parked runs', schema: ParkedPageSchema },
@@ -144,7 +142,8 @@ export class ParkedController {
         { path: 'query.page_token', message },
       ]);
     }
-    const filter = compileParkedFilter({ jobType: query.jobType, routine: query.routine, error: query.error });
+    const { page_size: _size, page_token: _token, ...filterInput } = query;
+    const filter = compileParkedFilter(filterInput);
     const page = await pageOfParked(this.runs, params.name, filter, {
       from,
       size: query.page_size,

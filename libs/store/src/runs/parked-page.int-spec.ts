@@ -59,6 +59,12 @@ describe('the parked area, page by page (real redis-server)', () => {
     expect(pages).toBe(4);
   });
 
+  it('lists parked ids within a time window from the index alone, newest first', async () => {
+    expect(await c.runs.parkedIds(q, { after: 1000, before: 4000 })).toEqual(['p-06', 'p-05', 'p-04', 'p-03', 'p-02']);
+    expect(await c.runs.parkedIds(q, { before: 2000 })).toEqual(['p-01']);
+    expect(await c.runs.parkedIds(q)).toHaveLength(7);
+  });
+
   it('neither skips nor repeats a run when runs before the cursor go away between pages', async () => {
     const first = await c.runs.pageParked(q, { limit: 3 });
     expect(first.items.map((i) => i.run.id)).toEqual(['p-07', 'p-06', 'p-05']);

@@ -117,6 +117,16 @@ export class ParkedRuns {
     return { items, ...(entries.length > limit && { next: taken[taken.length - 1] }) };
   }
 
+  /**
+   * The ids of the runs parked within `(after, before)` (epoch ms, both optional and exclusive),
+   * newest parked first, from the parked area's index alone (no job is read).
+   */
+  async ids(queue: string, opts: { before?: number; after?: number } = {}): Promise<string[]> {
+    const max = opts.before === undefined ? '+inf' : `(${opts.before}`;
+    const min = opts.after === undefined ? '-inf' : `(${opts.after}`;
+    return this.deps.redis.zrevrangebyscore(this.deps.bull.bullKey(queue, 'failed'), max, min);
+  }
+
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {
     const { job, state } = await readJobWithState(this.deps.bull.get(queue), id);
     if (!job || state !== 'failed') return undefined;

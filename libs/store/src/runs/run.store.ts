@@ -212,6 +212,11 @@ export class RunStore {
     return this.parked.page(queue, opts);
   }
 
+  /** Ids of the runs parked within `(after, before)` (epoch ms), newest parked first; reads no job. */
+  parkedIds(queue: string, opts: { before?: number; after?: number } = {}): Promise<string[]> {
+    return this.parked.ids(queue, opts);
+  }
+
   parkedCount(queue: string): Promise<number> {
     return this.parked.count(queue);
   }
