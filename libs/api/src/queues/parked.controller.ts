@@ -27,7 +27,7 @@ const bulkBody = (kind: 'replay' | 'purge') =>
       dryRun: z.boolean().optional(),
       ratePerSecond: z
         .number()
-        .positive()
+        .min(1)
         .max(BULK_RATES[kind].max)
         .optional()
         .describe(`Runs handled per second (default ${BULK_RATES[kind].default}, at most ${BULK_RATES[kind].max})`),
