@@ -11,6 +11,7 @@ import { FiresConsumer } from './fires/fires-consumer.service';
 import { FiresQueue } from './fires/fires-queue.provider';
 import { RUN_SINK, type RunSink } from './fires/run-sink';
 import { SchedulerLeaderService } from './leadership/scheduler-leader.service';
+import { SchedulerPresence } from './leadership/scheduler-presence.service';
 import { Reconciler } from './reconcile/reconciler.service';
 import { Watchdog } from './reconcile/watchdog.service';
 import { SlotApplier } from './fires/slot-applier';
@@ -51,6 +52,7 @@ export class SchedulerModule {
         Reconciler,
         FiresConsumer,
         SchedulerLeaderService,
+        SchedulerPresence,
       ],
       exports: [ConditionRegistry, CandidateRegistry, SchedulerLeaderService, FiresQueue],
     };

@@ -1,4 +1,5 @@
 import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { ProcessCatalog } from './cluster/process-catalog.store';
 import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
@@ -17,6 +18,7 @@ export interface Stores {
   routines: RoutineStore;
   claims: SlotClaims;
   catalog: WorkerCatalog;
+  processes: ProcessCatalog;
   plan: PlanService;
   /** Stops the run waiters and the BullMQ queue objects (the connections stay the caller's). */
   close(): Promise<void>;
@@ -42,6 +44,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, no
     routines,
     claims: new SlotClaims(connections.command, keys),
     catalog,
+    processes: new ProcessCatalog(connections.command, keys),
     plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, now }),
     async close() {
       await runs.close();

@@ -1,5 +1,6 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
+import { ProcessCatalog } from './cluster/process-catalog.store';
 import { createStores, type Stores } from './create-stores';
 import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
@@ -31,8 +32,9 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: SlotClaims, ...each((s) => s.claims) },
     { provide: WorkerCatalog, ...each((s) => s.catalog) },
     { provide: PlanService, ...each((s) => s.plan) },
+    { provide: ProcessCatalog, ...each((s) => s.processes) },
   ],
-  exports: [BullQueues, QueueRegistry, RunStore, RoutineStore, SlotClaims, WorkerCatalog, PlanService],
+  exports: [BullQueues, QueueRegistry, RunStore, RoutineStore, SlotClaims, WorkerCatalog, PlanService, ProcessCatalog],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(

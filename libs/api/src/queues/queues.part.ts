@@ -1,4 +1,13 @@
 import type { ApiPart } from '../api-part';
+import { OperationStore } from './operation-store';
+import { OperationsController } from './operations.controller';
+import { ParkedController } from './parked.controller';
+import { ParkedOperations } from './parked-operations.service';
+import { QueueViews } from './queue-views.service';
+import { QueuesController } from './queues.controller';
 
-/** The queues routes of the API and the services behind them. */
-export const QUEUES_PART: ApiPart = { controllers: [], providers: [] };
+/** The queues routes of the API (queues, parked runs, bulk operations) and the services behind them. */
+export const QUEUES_PART: ApiPart = {
+  controllers: [QueuesController, ParkedController, OperationsController],
+  providers: [QueueViews, OperationStore, ParkedOperations],
+};

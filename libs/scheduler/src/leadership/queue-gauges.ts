@@ -1,25 +1,23 @@
 import type { DroverMetrics } from '@drover/metrics';
-import type { BullQueues, QueueRegistry, WorkerCatalog } from '@drover/store';
+import {
+  QUEUE_COUNT_STATES,
+  readQueueCounts,
+  workersConsuming,
+  type BullQueues,
+  type QueueRegistry,
+  type WorkerCatalog,
+} from '@drover/store';
 
-/**
- * Leader only: the cluster-wide queue gauges. The parked area is BullMQ's `failed` set (a job
- * lands there only when Drover parks it), so `failed` and `parked` report the same jobs.
- */
+/** Leader only: the cluster-wide queue gauges (the counts the API's queue view shows too). */
 export async function exportQueueGauges(
   metrics: DroverMetrics,
   deps: { registry: QueueRegistry; bull: BullQueues; catalog: WorkerCatalog },
 ): Promise<void> {
   const [queues, workers] = await Promise.all([deps.registry.list(), deps.catalog.list()]);
   for (const { def } of queues) {
-    const counts = await deps.bull.get(def.name).getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
-    for (const state of ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const) {
-      metrics.queueJobs.set({ queue: def.name, state }, counts[state] ?? 0);
-    }
-    metrics.queueJobs.set({ queue: def.name, state: 'parked' }, counts.failed ?? 0);
-    metrics.queueWorkers.set(
-      { queue: def.name },
-      workers.filter((w) => w.queues.some((q) => q.name === def.name)).length,
-    );
+    const counts = await readQueueCounts(deps.bull, def.name);
+    for (const state of QUEUE_COUNT_STATES) metrics.queueJobs.set({ queue: def.name, state }, counts[state]);
+    metrics.queueWorkers.set({ queue: def.name }, workersConsuming(workers, def.name).length);
     metrics.queueGlobalConcurrency.set({ queue: def.name }, def.globalConcurrency ?? 0);
   }
 }

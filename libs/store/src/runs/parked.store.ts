@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Retention } from '@drover/core';
+import type { RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
 import { readJobWithState } from './job-with-state';
@@ -24,6 +25,23 @@ export class NotParkedError extends Error {
   }
 }
 
+/**
+ * A position in a queue's parked area, which is ordered newest parked first: by `parkedAt`
+ * (BullMQ's `failed` score, the job's finishedOn) descending, then by id descending (Redis's
+ * order of equal scores). A page after a cursor starts right after it however the area changed.
+ */
+export interface ParkedCursor {
+  parkedAt: number;
+  id: string;
+}
+
+export interface ParkedPage {
+  /** Each run with its own position (a page may also start right after any of them). */
+  items: { run: ParkedRun; at: ParkedCursor }[];
+  /** Where the next page starts; absent on the last page. */
+  next?: ParkedCursor;
+}
+
 export interface ReplayResult {
   /** The parked run that was replayed. */
   replayOf: string;
@@ -33,6 +51,7 @@ export interface ReplayResult {
 
 interface Deps {
   bull: BullQueues;
+  redis: RedisClient;
   tombstones: RunTombstones;
   enqueue(run: NewRun): Promise<{ id: string; created: boolean }>;
   retention(queue: string): Promise<Retention>;
@@ -61,6 +80,51 @@ export class ParkedRuns {
       const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
       return view ? [view as ParkedRun] : [];
     });
+  }
+
+  /**
+   * One page of the parked area after `after` (from the newest without it), up to `limit` runs
+   * (1–1000). Cursor-based, so replays and purges between pages neither skip nor repeat a run.
+   * A run replayed or purged while the page is read is left out (the page may then be shorter).
+   */
+  async page(queue: string, opts: { after?: ParkedCursor; limit?: number } = {}): Promise<ParkedPage> {
+    const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
+    const key = this.deps.bull.bullKey(queue, 'failed');
+    const redis = this.deps.redis;
+    const entries: ParkedCursor[] = [];
+    const after = opts.after;
+    if (after) {
+      // Equal scores come in descending id order: the ones below the cursor's id are still to come.
+      const same = await redis.zrangebyscore(key, after.parkedAt, after.parkedAt);
+      same
+        .filter((id) => id < after.id)
+        .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0))
+        .forEach((id) => entries.push({ parkedAt: after.parkedAt, id }));
+    }
+    if (entries.length <= limit) {
+      const rows = after
+        ? await redis.zrevrangebyscore(key, `(${after.parkedAt}`, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1)
+        : await redis.zrevrange(key, 0, limit, 'WITHSCORES');
+      for (let i = 0; i + 1 < rows.length; i += 2) entries.push({ id: rows[i]!, parkedAt: Number(rows[i + 1]) });
+    }
+    const taken = entries.slice(0, limit);
+    const q = this.deps.bull.get(queue);
+    const jobs = (await Promise.all(taken.map((e) => q.getJob(e.id)))) as (Job<RunJobData> | undefined)[];
+    const items = jobs.flatMap((job, i) => {
+      const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
+      return view ? [{ run: view as ParkedRun, at: taken[i]! }] : [];
+    });
+    return { items, ...(entries.length > limit && { next: taken[taken.length - 1] }) };
+  }
+
+  /**
+   * The ids of the runs parked within `(after, before)` (epoch ms, both optional and exclusive),
+   * newest parked first, from the parked area's index alone (no job is read).
+   */
+  async ids(queue: string, opts: { before?: number; after?: number } = {}): Promise<string[]> {
+    const max = opts.before === undefined ? '+inf' : `(${opts.before}`;
+    const min = opts.after === undefined ? '-inf' : `(${opts.after}`;
+    return this.deps.redis.zrevrangebyscore(this.deps.bull.bullKey(queue, 'failed'), max, min);
   }
 
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {

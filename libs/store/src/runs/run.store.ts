@@ -4,7 +4,7 @@ import type { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { cancelChannel, encodeCancel } from './cancel-channel';
-import { ParkedRuns, type ParkedRun, type ReplayResult } from './parked.store';
+import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RunIndex, type RunRef } from './run-index';
 import { listQueueRuns, type QueueRunsQuery } from './run-listing';
 import type { RunJobData } from './run-job-data';
@@ -55,6 +55,7 @@ export class RunStore {
     this.writer = new RunWriter(connections, registry, this.bull, this.index, this.tombstones, this.now);
     this.parked = new ParkedRuns({
       bull: this.bull,
+      redis: connections.command,
       tombstones: this.tombstones,
       enqueue: (run) => this.enqueue(run),
       retention: (q) => this.writer.retention(q),
@@ -204,6 +205,16 @@ export class RunStore {
 
   listParked(queue: string, opts: { limit?: number; offset?: number } = {}): Promise<ParkedRun[]> {
     return this.parked.list(queue, opts);
+  }
+
+  /** A page of the parked area, newest parked first, after a cursor (see {@link ParkedCursor}). */
+  pageParked(queue: string, opts: { after?: ParkedCursor; limit?: number } = {}): Promise<ParkedPage> {
+    return this.parked.page(queue, opts);
+  }
+
+  /** Ids of the runs parked within `(after, before)` (epoch ms), newest parked first; reads no job. */
+  parkedIds(queue: string, opts: { before?: number; after?: number } = {}): Promise<string[]> {
+    return this.parked.ids(queue, opts);
   }
 
   parkedCount(queue: string): Promise<number> {

@@ -1,0 +1,81 @@
+import { Controller } from '@nestjs/common';
+import { z } from 'zod';
+import { RUN_SOURCES, SKIP_REASONS } from '@drover/core';
+import { PlanService } from '@drover/store';
+import { ApiRoute, In } from '../http/api-route.decorator';
+import { route, type RouteInput } from '../http/route-spec';
+import { named } from '../openapi/api-schemas';
+
+const epochMs = z.number().int();
+
+const PlanSchema = named(
+  'Plan',
+  z.object({
+    now: epochMs,
+    fires: z.array(
+      z.object({
+        routine: z.string(),
+        queue: z.string(),
+        slot: epochMs,
+        source: z.enum(RUN_SOURCES),
+        runId: z.string(),
+        cancel: z.array(z.string()),
+      }),
+    ),
+    skips: z.array(z.object({ routine: z.string(), slot: epochMs, reason: z.enum(SKIP_REASONS) })),
+    starts: z.array(
+      z.object({ runId: z.string(), queue: z.string(), routine: z.string().nullable(), fromFire: z.boolean() }),
+    ),
+    waiting: z.array(
+      z.object({
+        subject: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('routine'), name: z.string() }),
+          z.object({ kind: z.literal('run'), id: z.string(), queue: z.string() }),
+        ]),
+        reason: z
+          .string()
+          .describe(
+            'paused, queue-paused, ceiling-reached, no-workers, backing-off, not-yet-due, disabled, parked, overlap, queue-unknown',
+          ),
+        until: epochMs.optional(),
+        detail: z.string().optional(),
+      }),
+    ),
+    upcoming: z.array(z.object({ routine: z.string(), at: epochMs })),
+    truncated: z
+      .array(z.string())
+      .describe('Queues with more waiting runs than were read: their part of the plan covers the first ones only'),
+  }),
+  'The read-only plan at `now` (epoch ms): what fires, what is skipped, what would be leased next, and why ' +
+    'everything else waits. Computed from the live state; changes nothing.',
+);
+
+const getPlan = route({
+  operationId: 'getPlan',
+  method: 'GET',
+  path: 'plan',
+  summary: 'The read-only plan: what runs next, what waits and why',
+  tag: 'cluster',
+  role: 'viewer',
+  query: z.strictObject({
+    runs_per_queue: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(100)
+      .describe('Waiting runs read per queue and state (waiting, prioritized, delayed)'),
+    parked_per_queue: z.coerce.number().int().min(1).max(1000).default(100).describe('Parked runs read per queue'),
+  }),
+  responses: { 200: { description: 'The plan', schema: PlanSchema } },
+});
+
+@Controller('api/v1')
+export class PlanController {
+  constructor(private readonly plans: PlanService) {}
+
+  @ApiRoute(getPlan)
+  get(@In() { query }: RouteInput<typeof getPlan>) {
+    return this.plans.plan({ runsPerQueue: query.runs_per_queue, parkedPerQueue: query.parked_per_queue });
+  }
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { queueSchema, runSchema } from '@drover/core';
+import { named } from '../openapi/api-schemas';
+import { parkedFilterSchema } from './parked-filter';
+
+const epochMs = z.number().int();
+
+export const QueuePolicySchema = named(
+  'QueuePolicy',
+  queueSchema.extend({}),
+  'A queue policy with every default filled in (spec §4).',
+);
+
+export const QueueSchema = named(
+  'Queue',
+  z.object({
+    name: z.string(),
+    origin: z.enum(['file', 'api']),
+    updatedAt: epochMs,
+    policy: QueuePolicySchema,
+    paused: z.boolean(),
+    counts: z.object({
+      waiting: z.number().int(),
+      active: z.number().int(),
+      delayed: z.number().int(),
+      prioritized: z.number().int(),
+      parked: z.number().int(),
+    }),
+    workers: z.array(
+      z.object({
+        instanceId: z.string(),
+        concurrency: z.number().int(),
+        draining: z.boolean(),
+        heartbeatAt: epochMs,
+      }),
+    ),
+  }),
+  'A queue: its policy, whether it hands out runs, how many runs are in each state, who consumes it.',
+);
+
+export const AttemptSchema = named(
+  'AttemptError',
+  z.object({
+    attempt: z.number().int(),
+    kind: z.enum(['error', 'timeout', 'lease-expired', 'permanent', 'invalid-payload']),
+    message: z.string(),
+    stack: z.string().optional(),
+    startedAt: epochMs.optional(),
+    failedAt: epochMs,
+    worker: z.string().optional(),
+  }),
+);
+
+export const ParkedRunSchema = named(
+  'ParkedRun',
+  runSchema.extend({
+    scheduledFor: epochMs.nullable(),
+    errors: z.array(AttemptSchema),
+    replayOf: z.string().optional(),
+    replayedAs: z.string().optional(),
+    key: z.string().optional(),
+  }),
+  'A parked run with every failed attempt (times are epoch ms).',
+);
+
+export const ParkedPageSchema = named(
+  'ParkedPage',
+  z.object({ items: z.array(ParkedRunSchema), next_page_token: z.string().optional() }),
+);
+
+export const OperationSchema = named(
+  'Operation',
+  z.object({
+    id: z.string(),
+    kind: z.enum(['replay', 'purge']),
+    queue: z.string(),
+    status: z.enum(['running', 'done', 'failed', 'abandoned']),
+    filter: parkedFilterSchema,
+    ratePerSecond: z.number(),
+    matched: z.number().int(),
+    done: z.number().int(),
+    skipped: z.number().int(),
+    failed: z.number().int(),
+    error: z.string().optional(),
+    by: z.string(),
+    instance: z.string(),
+    startedAt: epochMs,
+    heartbeatAt: epochMs,
+    finishedAt: epochMs.optional(),
+  }),
+  'A bulk replay or purge of parked runs. `done` counts every handled run (skipped and failed included); ' +
+    '`abandoned`: still marked running, but its api process stopped refreshing it.',
+);
+
+export const OperationStartedSchema = named(
+  'OperationStarted',
+  z.object({ operationId: z.string(), matched: z.number().int() }),
+);
+
+export const DryRunSchema = named(
+  'BulkDryRun',
+  z.object({ dryRun: z.literal(true), matched: z.number().int() }),
+  'How many parked runs the operation would handle; nothing was changed.',
+);

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { type Queue } from '@drover/core';
+import {
+  BullQueues,
+  QueueRegistry,
+  readQueueCounts,
+  UnknownQueueError,
+  WorkerCatalog,
+  workersConsuming,
+  type QueueRecord,
+  type WorkerCatalogEntry,
+} from '@drover/store';
+import type { z } from 'zod';
+import type { QueueSchema } from './queue-schemas';
+
+export type QueueView = z.output<typeof QueueSchema>;
+
+/** Queues as the API shows them: policy, origin, paused flag, counts per state, consuming workers. */
+@Injectable()
+export class QueueViews {
+  constructor(
+    private readonly registry: QueueRegistry,
+    private readonly bull: BullQueues,
+    private readonly catalog: WorkerCatalog,
+  ) {}
+
+  async list(): Promise<QueueView[]> {
+    const [records, workers] = await Promise.all([this.registry.list(), this.catalog.list()]);
+    return Promise.all(records.map((r) => this.view(r, workers)));
+  }
+
+  async get(name: string): Promise<QueueView> {
+    const [records, workers] = await Promise.all([this.registry.list(), this.catalog.list()]);
+    return this.view(this.find(records, name), workers);
+  }
+
+  /** The policy of `name`, or UnknownQueueError (404) naming the defined queues. */
+  async require(name: string): Promise<Queue> {
+    return this.registry.require(name);
+  }
+
+  private find(records: QueueRecord[], name: string): QueueRecord {
+    const found = records.find((r) => r.def.name === name);
+    if (!found)
+      throw new UnknownQueueError(
+        name,
+        records.map((r) => r.def.name),
+      );
+    return found;
+  }
+
+  private async view(record: QueueRecord, workers: WorkerCatalogEntry[]): Promise<QueueView> {
+    const name = record.def.name;
+    const [paused, counts] = await Promise.all([this.bull.get(name).isPaused(), readQueueCounts(this.bull, name)]);
+    return {
+      name,
+      origin: record.origin,
+      updatedAt: record.updatedAt,
+      policy: record.def,
+      paused,
+      counts: {
+        waiting: counts.waiting,
+        active: counts.active,
+        delayed: counts.delayed,
+        prioritized: counts.prioritized,
+        parked: counts.parked,
+      },
+      workers: workersConsuming(workers, name).map((w) => ({
+        instanceId: w.instanceId,
+        concurrency: w.queues.find((q) => q.name === name)!.concurrency,
+        draining: w.draining,
+        heartbeatAt: w.heartbeatAt,
+      })),
+    };
+  }
+
+  /** Stops (or restarts) every worker taking runs of the queue: BullMQ's global pause flag. */
+  async setPaused(name: string, paused: boolean): Promise<QueueView> {
+    await this.registry.require(name);
+    const q = this.bull.get(name);
+    if (paused) await q.pause();
+    else await q.resume();
+    return this.get(name);
+  }
+}
