@@ -321,6 +321,11 @@ describe('routines api: definitions, roles, drift and apply', () => {
     expect(yaml.errors?.[0]?.message).toContain('not valid YAML');
     expectProblem(await api.call('POST', '/apply?dryRun=maybe', { as: 'admin', body: POLICY }), 400);
     expectProblem(await api.call('POST', '/apply', { as: 'operator', body: POLICY }), 403);
+    const plain = expectProblem(
+      await api.call('POST', '/apply', { as: 'admin', raw: 'queues: []', contentType: 'text/plain' }),
+      415,
+    );
+    expect(plain.detail).toContain('application/yaml');
     expect(await definitions()).toEqual(before);
   });
 

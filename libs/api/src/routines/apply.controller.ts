@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
-import { YAML_TYPES } from '../http/configure-http';
 import { PolicyApply } from './policy-apply.service';
 import { ApplySchema } from './routine-schemas';
 
@@ -39,10 +38,7 @@ export class ApplyController {
   @ApiRoute(applyPolicy)
   async apply(@In() { query, body }: RouteInput<typeof applyPolicy>) {
     if (body === undefined) {
-      throw new ProblemError(
-        415,
-        `send the bundle as application/json or ${YAML_TYPES.slice(0, 1).concat('text/yaml').join(' or ')}`,
-      );
+      throw new ProblemError(415, 'send the bundle as application/json, application/yaml or text/yaml');
     }
     return this.policy.apply(await this.policy.parse(body), query.dryRun);
   }
