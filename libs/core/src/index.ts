@@ -31,3 +31,6 @@ export * from './plan/plan-routines';
 export * from './plan/plan';
 export * from './cluster/duplicate-instance';
 export * from './errors/invalid-payload.error';
+export * from './stats/run-stats';
+export * from './policy/backfill.policy';
+export * from './schedule/fire-preview';

@@ -4,6 +4,7 @@ import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
 import { RoutineStore } from './routines/routine.store';
+import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
@@ -16,6 +17,8 @@ export interface Stores {
   registry: QueueRegistry;
   runs: RunStore;
   routines: RoutineStore;
+  /** Per-routine run statistics (hourly aggregates). */
+  stats: RoutineStatsStore;
   claims: SlotClaims;
   catalog: WorkerCatalog;
   processes: ProcessCatalog;
@@ -42,6 +45,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, no
     registry,
     runs,
     routines,
+    stats: new RoutineStatsStore(connections.command, keys),
     claims: new SlotClaims(connections.command, keys),
     catalog,
     processes: new ProcessCatalog(connections.command, keys),

@@ -19,6 +19,7 @@ export * from './store.module';
 export * from './create-stores';
 export * from './routines/routine-record';
 export * from './routines/routine.store';
+export * from './routines/routine-stats.store';
 export * from './routines/routine-trigger';
 export * from './routines/routine-keys';
 export * from './slots/slot-claim';

@@ -6,6 +6,7 @@ import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
 import { RoutineStore } from './routines/routine.store';
+import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
@@ -29,12 +30,23 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: QueueRegistry, ...each((s) => s.registry) },
     { provide: RunStore, ...each((s) => s.runs) },
     { provide: RoutineStore, ...each((s) => s.routines) },
+    { provide: RoutineStatsStore, ...each((s) => s.stats) },
     { provide: SlotClaims, ...each((s) => s.claims) },
     { provide: WorkerCatalog, ...each((s) => s.catalog) },
     { provide: PlanService, ...each((s) => s.plan) },
     { provide: ProcessCatalog, ...each((s) => s.processes) },
   ],
-  exports: [BullQueues, QueueRegistry, RunStore, RoutineStore, SlotClaims, WorkerCatalog, PlanService, ProcessCatalog],
+  exports: [
+    BullQueues,
+    QueueRegistry,
+    RunStore,
+    RoutineStore,
+    RoutineStatsStore,
+    SlotClaims,
+    WorkerCatalog,
+    PlanService,
+    ProcessCatalog,
+  ],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { attemptOf, isCanceledMarker, type RunJobData } from '@drover/store';
 import type { AttemptError } from './attempt-errors';
 import type { RunMetrics } from './run-metrics';
+import type { RoutineStatsRecorder } from './routine-stats-recorder';
 
 /** Handler wall time of the attempt (s), kept on the job object until BullMQ's event reports its end. */
 const SPENT = Symbol('drover.spent');
@@ -20,7 +21,17 @@ const spentOn = (job: Job): number | undefined => (job as JobWithSpent)[SPENT];
  * lock was lost) is neither counted nor logged. One line per outcome: successes at debug (the hot
  * path; `npm start` shows them), retries and cancels at info, parked runs at warn.
  */
-export function watchOutcomes(worker: Worker<RunJobData>, queue: string, metrics: RunMetrics, log: Logger): void {
+export function watchOutcomes(
+  worker: Worker<RunJobData>,
+  queue: string,
+  metrics: RunMetrics,
+  stats: RoutineStatsRecorder,
+  log: Logger,
+): void {
+  const durationMs = (job: Job) => {
+    const s = spentOn(job);
+    return s === undefined ? undefined : s * 1000;
+  };
   const runFields = (job: Job<RunJobData>) => ({
     queue,
     run: job.id,
@@ -31,6 +42,7 @@ export function watchOutcomes(worker: Worker<RunJobData>, queue: string, metrics
   worker.on('completed', (job, result) => {
     const canceled = isCanceledMarker(result);
     metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
+    stats.observe(job.data?.routine, { status: canceled ? 'canceled' : 'succeeded', durationMs: durationMs(job) });
     if (canceled) log.info(runFields(job), 'run canceled');
     else if (log.isLevelEnabled('debug')) log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
   });
@@ -39,6 +51,7 @@ export function watchOutcomes(worker: Worker<RunJobData>, queue: string, metrics
     const decision = (err as AttemptError).decision;
     const parked = decision ? decision.action === 'park' : !!job.finishedOn;
     metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
+    if (parked) stats.observe(job.data?.routine, { status: 'parked', durationMs: durationMs(job) });
     if (parked) log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
     else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');
   });

@@ -25,6 +25,7 @@ import type { PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import type { RunMetrics } from './run-metrics';
+import type { RoutineStatsRecorder } from './routine-stats-recorder';
 
 export interface ConsumerDeps {
   connections: RedisConnections;
@@ -32,6 +33,8 @@ export interface ConsumerDeps {
   bull: BullQueues;
   handlers: HandlerRegistry;
   metrics: RunMetrics;
+  /** Per-routine run statistics (batched; see RoutineStatsRecorder). */
+  stats: RoutineStatsRecorder;
   log: Logger;
   instanceId: string;
   pendingCancels: PendingCancels;
@@ -109,7 +112,7 @@ export class QueueConsumer {
       // more). Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
       removeOnComplete: { count: this.policy.retention.count },
     });
-    watchOutcomes(worker, queue, metrics, log);
+    watchOutcomes(worker, queue, metrics, this.deps.stats, log);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
     worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
     this.worker = worker;
@@ -189,6 +192,7 @@ export class QueueConsumer {
     try {
       if (job.attemptsStarted === 1 && data.scheduledFor != null) {
         metrics.fireLateness(queue, (startedAt - data.scheduledFor) / 1000);
+        this.deps.stats.observe(data.routine, { latenessMs: startedAt - data.scheduledFor });
       }
       this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);

@@ -20,6 +20,7 @@ import {
   cancelChannel,
   decodeCancel,
   QueueRegistry,
+  RoutineStatsStore,
   SlotClaims,
   WorkerCatalog,
   type WorkerCatalogEntry,
@@ -28,6 +29,7 @@ import { HandlerRegistry } from './handler-registry.service';
 import { PendingCancels } from './pending-cancels';
 import { QueueConsumer } from './queue-consumer';
 import { RunMetrics } from './run-metrics';
+import { RoutineStatsRecorder } from './routine-stats-recorder';
 import { WORKER_RUNTIME_OPTIONS, type WorkerRuntimeOptions } from './worker-runtime.options';
 
 const HEARTBEAT_MS = 5_000;
@@ -46,6 +48,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   private readonly consumers = new Map<string, QueueConsumer>();
   private readonly pendingCancels: PendingCancels;
   private readonly metrics: RunMetrics;
+  private readonly stats: RoutineStatsRecorder;
   private readonly startedAt: number;
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
   private lastError?: string;
@@ -74,14 +77,17 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(WORKER_RUNTIME_OPTIONS) private readonly options: WorkerRuntimeOptions,
     private readonly clock: Clock,
+    statsStore: RoutineStatsStore,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
+    this.stats = new RoutineStatsRecorder(statsStore, () => clock.now(), log);
     this.startedAt = clock.now();
     this.pendingCancels = new PendingCancels(() => clock.now());
   }
 
   onApplicationBootstrap(): void {
     this.readiness.register('consuming', () => this.assertConsuming());
+    this.stats.start();
     void this.boot();
   }
 
@@ -192,6 +198,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         bull: this.bull,
         handlers: this.handlers,
         metrics: this.metrics,
+        stats: this.stats,
         log: this.log,
         instanceId: this.config.env.instanceId,
         pendingCancels: this.pendingCancels,
@@ -262,6 +269,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     this.log.info({ graceMs, queues: consumers.map((c) => c.name) }, 'draining: letting running runs finish');
     await Promise.all(consumers.map((c) => c.drain(graceMs)));
     this.consumers.clear();
+    await this.stats.stop();
     this.state = 'stopped';
     await this.catalog.remove(this.config.env.instanceId).catch(() => undefined);
     this.log.info('drained');

@@ -14,6 +14,7 @@ import {
   RoutineNotFoundError,
   RoutineNotTriggerableError,
   RoutineVersionConflictError,
+  TriggerKeyConflictError,
   UnknownQueueError,
 } from '@drover/store';
 import { fieldErrorsOfMessages } from './field-errors';
@@ -55,6 +56,7 @@ export function mapError(err: unknown): MappedError {
   if (err instanceof DuplicateOverrideError) return known(problem(409, err.message));
   if (err instanceof RoutineNotTriggerableError) return known(problem(409, err.message));
   if (err instanceof IdempotencyKeyConflictError) return known(problem(409, err.message));
+  if (err instanceof TriggerKeyConflictError) return known(problem(409, err.message));
   if (err instanceof UnknownJobTypeError)
     return known(problem(400, err.message, [{ path: 'body.jobType', message: err.message }]));
   if (err instanceof InvalidRoutineError) {

@@ -83,3 +83,8 @@ export function* cronSlotsBefore(trigger: CronTrigger, beforeMs: number): Genera
     }
   }
 }
+
+/** Whether the cron expression names wall-clock time `wallMs` (fake-UTC ms) itself. */
+export function cronNamesWall(trigger: CronTrigger, wallMs: number): boolean {
+  return step(wallIterator(trigger, wallMs - 1), true) === wallMs;
+}

@@ -14,4 +14,6 @@ export const routineKeys = {
   changes: (k: DroverKeys) => k.core('routines-changed'),
   recentRuns: (k: DroverKeys, name: string) => k.core('routine-runs', name),
   openRuns: (k: DroverKeys, name: string) => k.core('routine-open', name),
+  /** Run statistics of one routine for one hour (see core's run-stats), expiring after the longest window. */
+  stats: (k: DroverKeys, name: string, hourStart: number) => k.core('rstats', name, hourStart),
 };

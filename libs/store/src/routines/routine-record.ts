@@ -4,6 +4,12 @@ import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/
 /** Where a routine came from: the policy file (managed by apply) or the API (left alone by apply). */
 export type RoutineOrigin = 'file' | 'api';
 
+/** A file routine changed through the API: who changed it last and when (epoch ms). */
+export interface Drift {
+  by?: string;
+  at: number;
+}
+
 /** A routine as stored: its validated definition plus bookkeeping. Times are epoch ms. */
 export interface RoutineRecord {
   def: Routine;
@@ -14,6 +20,14 @@ export interface RoutineRecord {
   version: number;
   /** While paused: who paused it, when, why, and until when. */
   pause?: Pause;
+  /**
+   * Set while a file routine differs from the file because of an API edit; the next apply of
+   * the policy file overwrites the edit and clears it.
+   */
+  drift?: Drift;
+  /** Who created it and who changed it last (an API token's name, "client"); unset for the file. */
+  createdBy?: string;
+  updatedBy?: string;
 }
 
 /**
@@ -88,12 +102,43 @@ function isDefault(key: string, value: unknown): boolean {
 /** Compact JSON of a record: `d` is the definition without default-valued fields. */
 export function encodeRecord(rec: RoutineRecord): string {
   const d = Object.fromEntries(Object.entries(rec.def).filter(([k, v]) => v !== undefined && !isDefault(k, v)));
-  return JSON.stringify({ d, o: rec.origin, c: rec.createdAt, u: rec.updatedAt, v: rec.version, p: rec.pause });
+  return JSON.stringify({
+    d,
+    o: rec.origin,
+    c: rec.createdAt,
+    u: rec.updatedAt,
+    v: rec.version,
+    p: rec.pause,
+    // Only when set: most routines (file-made, never edited) pay nothing for them.
+    r: rec.drift,
+    cb: rec.createdBy,
+    ub: rec.updatedBy,
+  });
 }
 
 export function decodeRecord(raw: string): RoutineRecord {
-  const x = JSON.parse(raw) as { d: Partial<Routine>; o: RoutineOrigin; c: number; u: number; v: number; p?: Pause };
+  const x = JSON.parse(raw) as {
+    d: Partial<Routine>;
+    o: RoutineOrigin;
+    c: number;
+    u: number;
+    v: number;
+    p?: Pause;
+    r?: Drift;
+    cb?: string;
+    ub?: string;
+  };
   // Fresh objects per record: callers may mutate a payload they got back.
   const def = { ...ROUTINE_DEFAULTS, payload: {}, labels: {}, ...x.d } as Routine;
-  return { def, origin: x.o, createdAt: x.c, updatedAt: x.u, version: x.v, ...(x.p && { pause: x.p }) };
+  return {
+    def,
+    origin: x.o,
+    createdAt: x.c,
+    updatedAt: x.u,
+    version: x.v,
+    ...(x.p && { pause: x.p }),
+    ...(x.r && { drift: x.r }),
+    ...(x.cb !== undefined && { createdBy: x.cb }),
+    ...(x.ub !== undefined && { updatedBy: x.ub }),
+  };
 }

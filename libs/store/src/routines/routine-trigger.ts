@@ -1,4 +1,4 @@
-import { adHocRunId, priorityValue } from '@drover/core';
+import { adHocRunId, priorityValue, runIdForIdempotencyKey } from '@drover/core';
 import { DuplicateOverrideError } from '../errors/duplicate-override.error';
 import type { RunStore } from '../runs/run.store';
 import { RoutineNotFoundError, type RoutineStore } from './routine.store';
@@ -14,6 +14,26 @@ export class RoutineNotTriggerableError extends Error {
   }
 }
 
+/**
+ * Thrown when a trigger's idempotency key is already bound to a run of another routine (or an
+ * ad-hoc run): the same key must mean the same operation. Nothing is written.
+ */
+export class TriggerKeyConflictError extends Error {
+  constructor(
+    readonly idempotencyKey: string,
+    readonly runId: string,
+    readonly boundTo: string | null,
+    readonly routine: string,
+  ) {
+    super(
+      `idempotency key ${JSON.stringify(idempotencyKey)} is bound to run ${runId} ` +
+        `(${boundTo === null ? 'an ad-hoc run' : `routine "${boundTo}"`}), not to routine "${routine}"; ` +
+        'use a key that names the operation',
+    );
+    this.name = 'TriggerKeyConflictError';
+  }
+}
+
 /** The deduplication id of a selector routine's pending override for `key` (one pending run per key). */
 const overrideDedupId = (routine: string, key: string) => `override:${routine}:${key}`;
 
@@ -25,12 +45,15 @@ const overrideDedupId = (routine: string, key: string) => `override:${routine}:$
  * With `key`, for a selector routine: an override — the run serves that candidate key (in its
  * payload), goes before the automatic candidates, and is refused (DuplicateOverrideError) while
  * another override for the key is still queued or running. A disabled candidate may be triggered so.
+ *
+ * With `idempotencyKey`: the run id is derived from the key, so repeating the call (even
+ * concurrently) answers the same run and creates exactly one (BullMQ adds one job per id).
  */
 export async function triggerRoutine(
   deps: { routines: RoutineStore; runs: RunStore },
   name: string,
-  opts: { now: number; random: () => number; by?: string; payload?: unknown; key?: string },
-): Promise<{ id: string }> {
+  opts: { now: number; random: () => number; by?: string; payload?: unknown; key?: string; idempotencyKey?: string },
+): Promise<{ id: string; created: boolean }> {
   const record = await deps.routines.get(name);
   if (!record) throw new RoutineNotFoundError(name);
   const def = record.def;
@@ -40,7 +63,15 @@ export async function triggerRoutine(
     throw new RoutineNotTriggerableError(name, 'a key names a candidate of a selector routine, and this is not one');
   }
   const base = opts.payload ?? def.payload;
-  const id = adHocRunId(opts.now, opts.random, 'm');
+  const idem = opts.idempotencyKey;
+  const id = idem === undefined ? adHocRunId(opts.now, opts.random, 'm') : runIdForIdempotencyKey(idem);
+  const bound = async (): Promise<boolean> => {
+    const existing = idem === undefined ? null : await deps.runs.get(id);
+    if (!existing) return false;
+    if (existing.routine !== def.name) throw new TriggerKeyConflictError(idem!, id, existing.routine, def.name);
+    return true;
+  };
+  if (await bound()) return { id, created: false };
   const res = await deps.runs.enqueue({
     id,
     routine: def.name,
@@ -56,8 +87,10 @@ export async function triggerRoutine(
     createdBy: opts.by ?? 'manual',
     ...(key !== undefined && { key, dedup: { id: overrideDedupId(def.name, key) } }),
   });
+  // A concurrent call with the same idempotency key may have added the job first: same run.
+  if (!res.created && !res.existing && (await bound())) return { id, created: false };
   if (key !== undefined && !res.created) throw new DuplicateOverrideError(name, key, res.existing);
-  return { id };
+  return { id, created: res.created };
 }
 
 /** Cancels a selector routine's overrides that have not started; answers their run ids. */

@@ -7,6 +7,7 @@ import {
   decodeState,
   encodeRecord,
   encodeState,
+  type Drift,
   type RoutineOrigin,
   type RoutineRecord,
   type RoutineState,
@@ -51,6 +52,8 @@ export interface RoutineWriteOptions {
   token?: string;
   /** Write only if the stored version is this one (0: only if the routine does not exist). */
   ifVersion?: number;
+  /** Who makes the change (an API token's name, "client"), recorded on the routine; unset for the file. */
+  by?: string;
 }
 
 /** Concurrent writers retry a lost compare-and-set this many times before giving up. */
@@ -106,6 +109,9 @@ export class RoutineStore {
    * Creates or replaces a routine (already validated by core). A changed definition bumps the
    * version; an identical one writes nothing. The cursor starts at `now` for a new routine so it
    * never "catches up" slots from before it existed, and skips to `now` on resume.
+   *
+   * A file routine changed with origin `api` stays a file routine (the next apply manages it
+   * again) but is marked as drifted from the file until that apply overwrites the change.
    */
   async upsert(
     def: Routine,
@@ -113,7 +119,13 @@ export class RoutineStore {
     now: number,
     opts: RoutineWriteOptions = {},
   ): Promise<'created' | 'updated' | 'unchanged'> {
-    return this.write(def.name, now, opts, () => ({ def, origin }));
+    return this.write(def.name, now, opts, (prev) => {
+      if (origin === 'api' && prev?.origin === 'file') {
+        const same = isDeepStrictEqual(prev.def, def);
+        return { def, origin: 'file', ...(!same && { drift: { at: now, ...(opts.by && { by: opts.by }) } }) };
+      }
+      return { def, origin, drift: null };
+    });
   }
 
   /**
@@ -124,7 +136,13 @@ export class RoutineStore {
     name: string,
     now: number,
     opts: RoutineWriteOptions,
-    change: (prev: RoutineRecord | undefined) => { def: Routine; origin: RoutineOrigin; pause?: Pause | null },
+    change: (prev: RoutineRecord | undefined) => {
+      def: Routine;
+      origin: RoutineOrigin;
+      pause?: Pause | null;
+      /** Undefined keeps the stored drift, null clears it. */
+      drift?: Drift | null;
+    },
   ): Promise<'created' | 'updated' | 'unchanged'> {
     for (let attempt = 1; ; attempt++) {
       const prev = await this.get(name);
@@ -140,8 +158,16 @@ export class RoutineStore {
           : next.pause === undefined
             ? (prev?.pause ?? { at: now })
             : (next.pause ?? { at: now });
-      if (prev && isDeepStrictEqual(prev.def, def) && prev.origin === origin && isDeepStrictEqual(prev.pause, pause))
+      const drift = next.drift === undefined ? prev?.drift : (next.drift ?? undefined);
+      if (
+        prev &&
+        isDeepStrictEqual(prev.def, def) &&
+        prev.origin === origin &&
+        isDeepStrictEqual(prev.pause, pause) &&
+        isDeepStrictEqual(prev.drift, drift)
+      )
         return 'unchanged';
+      const createdBy = prev ? prev.createdBy : opts.by;
       const record: RoutineRecord = {
         def,
         origin,
@@ -149,6 +175,9 @@ export class RoutineStore {
         updatedAt: now,
         version: current + 1,
         ...(pause && { pause }),
+        ...(drift && { drift }),
+        ...(createdBy !== undefined && { createdBy }),
+        ...(opts.by !== undefined && { updatedBy: opts.by }),
       };
       const resumed = prev && prev.def.status !== 'active' && def.status === 'active';
       const [code, stored] = await withDroverScripts(this.redis).putRoutine(
@@ -263,6 +292,9 @@ export class RoutineStore {
    * Applies a policy bundle's routines: file routines are created/updated, file routines no
    * longer in the bundle are removed, API-made routines are left alone. `dryRun` only diffs.
    * `token` fences every write (the leader applying DROVER_CONFIG).
+   *
+   * An API edit of a file routine is overwritten (its drift cleared). A pause someone made (API,
+   * client) survives: pausing is an operator's act, and every new leader applies the file again.
    */
   async applyFileRoutines(
     routines: Routine[],
@@ -272,9 +304,11 @@ export class RoutineStore {
     const { dryRun = false, token } = opts;
     const diff: ApplyDiff = { created: [], updated: [], removed: [], unchanged: [] };
     const existing = new Map((await this.list()).map((r) => [r.def.name, r]));
-    for (const def of routines) {
-      const prev = existing.get(def.name);
-      const same = prev && prev.origin === 'file' && isDeepStrictEqual(prev.def, def);
+    for (const fileDef of routines) {
+      const prev = existing.get(fileDef.name);
+      const keepPause = prev?.def.status === 'paused' && prev.pause?.by !== undefined && fileDef.status === 'active';
+      const def: Routine = keepPause ? { ...fileDef, status: 'paused' } : fileDef;
+      const same = prev && prev.origin === 'file' && !prev.drift && isDeepStrictEqual(prev.def, def);
       if (same) diff.unchanged.push(def.name);
       else if (dryRun) (prev ? diff.updated : diff.created).push(def.name);
       else {

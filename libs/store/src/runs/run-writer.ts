@@ -14,6 +14,7 @@ import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { RunIndex } from './run-index';
 import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
+import type { RoutineStatsStore, StatsBatch } from '../routines/routine-stats.store';
 import type { RunView } from './run-view';
 
 /** What a producer (scheduler, api, client) asks for. Times are epoch ms. */
@@ -92,6 +93,7 @@ export class RunWriter {
     private readonly index: RunIndex,
     private readonly tombstones: RunTombstones,
     private readonly now: () => number,
+    private readonly stats: RoutineStatsStore,
   ) {}
 
   private get redis() {
@@ -233,9 +235,16 @@ export class RunWriter {
     if ((await this.redis.exists(this.bull.jobKey(s.queue, s.id))) === 1) return { id: s.id, created: false };
     const created = await this.tombstones.create(view, await this.retention(s.queue), now);
     if (created && s.routine !== null) {
-      await this.index
-        .add(this.redis.pipeline(), s.routine, { queue: s.queue, id: s.id, createdAt: now }, false)
-        .exec();
+      // The routine's stats count the skip in the same round trip as its index entry.
+      const batch: StatsBatch = new Map();
+      this.stats.add(batch, s.routine, now, { status: 'skipped' });
+      const pipe = this.index.add(
+        this.redis.pipeline(),
+        s.routine,
+        { queue: s.queue, id: s.id, createdAt: now },
+        false,
+      );
+      await this.stats.write(pipe, batch).exec();
     }
     return { id: s.id, created };
   }

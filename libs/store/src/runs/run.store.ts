@@ -12,6 +12,7 @@ import { RunTombstones } from './run-tombstones';
 import { readJobWithState } from './job-with-state';
 import { runFromJob, type RunView } from './run-view';
 import { RunWaiter } from './run-waiter';
+import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
 
 export { type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
@@ -52,7 +53,15 @@ export class RunStore {
     this.index = new RunIndex(connections.command, keys);
     this.tombstones = new RunTombstones(connections.command, keys);
     this.waiter = new RunWaiter(connections, this.bull);
-    this.writer = new RunWriter(connections, registry, this.bull, this.index, this.tombstones, this.now);
+    this.writer = new RunWriter(
+      connections,
+      registry,
+      this.bull,
+      this.index,
+      this.tombstones,
+      this.now,
+      new RoutineStatsStore(connections.command, keys),
+    );
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,

@@ -1,0 +1,135 @@
+import { Controller, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseIsoInstant, pauseRequestSchema } from '@drover/core';
+import type { AuthenticatedRequest } from '../auth/principal';
+import { ApiRoute, In } from '../http/api-route.decorator';
+import { ProblemError } from '../http/problem';
+import { route, type RouteInput } from '../http/route-spec';
+import { Clock } from '@drover/redis';
+import { etagOf, idempotencyKeyOf } from './request-headers';
+import { RoutineBackfill } from './routine-backfill.service';
+import { BackfillSchema, nameParams, RoutineSchema, TriggerSchema } from './routine-schemas';
+import { RoutinesService } from './routines.service';
+
+type Req_ = Request & AuthenticatedRequest;
+
+const instant = z.string().refine((s) => parseIsoInstant(s) !== undefined, {
+  message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
+});
+
+const pauseRoutine = route({
+  operationId: 'pauseRoutine',
+  method: 'POST',
+  path: ':name/pause',
+  summary: 'Pause a routine (optionally until an instant); its prepared runs do not start',
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  body: pauseRequestSchema.optional(),
+  responses: { 200: { description: 'The paused routine', schema: RoutineSchema } },
+});
+
+const resumeRoutine = route({
+  operationId: 'resumeRoutine',
+  method: 'POST',
+  path: ':name/resume',
+  summary: 'Resume a routine; slots it slept through are not caught up',
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  responses: { 200: { description: 'The resumed routine', schema: RoutineSchema } },
+});
+
+const triggerRoutine = route({
+  operationId: 'triggerRoutine',
+  method: 'POST',
+  path: ':name/trigger',
+  summary: 'Run a routine now (also when paused)',
+  description: 'With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one.',
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  headers: { 'Idempotency-Key': 'Same key, same run: one run however often the call is made' },
+  body: z.strictObject({ payload: z.unknown().optional() }).optional(),
+  responses: {
+    201: { description: 'The run', schema: TriggerSchema },
+    409: { description: "Archived routine, or the key is bound to another routine's run" },
+  },
+});
+
+const backfillRoutine = route({
+  operationId: 'backfillRoutine',
+  method: 'POST',
+  path: ':name/backfill',
+  summary: "One run per slot in (from, to], capped by the routine's maxCatchUp (the newest slots)",
+  description:
+    "Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future.",
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  body: z.strictObject({ from: instant, to: instant }),
+  responses: {
+    200: { description: 'Nothing new: every slot had its run already', schema: BackfillSchema },
+    201: { description: 'Runs created', schema: BackfillSchema },
+    409: { description: 'Archived or selector routine' },
+  },
+});
+
+@Controller('api/v1/routines')
+export class RoutineActionsController {
+  constructor(
+    private readonly routines: RoutinesService,
+    private readonly backfills: RoutineBackfill,
+    private readonly clock: Clock,
+  ) {}
+
+  @ApiRoute(pauseRoutine)
+  async pause(
+    @In() { params, body }: RouteInput<typeof pauseRoutine>,
+    @Req() req: Req_,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const routine = await this.routines.pause(params.name, body ?? {}, req.principal!);
+    res.setHeader('ETag', etagOf(routine.version));
+    return routine;
+  }
+
+  @ApiRoute(resumeRoutine)
+  async resume(
+    @In() { params }: RouteInput<typeof resumeRoutine>,
+    @Req() req: Req_,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const routine = await this.routines.resume(params.name, req.principal!);
+    res.setHeader('ETag', etagOf(routine.version));
+    return routine;
+  }
+
+  @ApiRoute(triggerRoutine)
+  async trigger(@In() { params, body }: RouteInput<typeof triggerRoutine>, @Req() req: Req_) {
+    const key = idempotencyKeyOf(req);
+    return { runId: await this.routines.trigger(params.name, body?.payload, key, req.principal!) };
+  }
+
+  @ApiRoute(backfillRoutine)
+  async backfill(
+    @In() { params, body }: RouteInput<typeof backfillRoutine>,
+    @Req() req: Req_,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const from = parseIsoInstant(body.from)!;
+    const to = parseIsoInstant(body.to)!;
+    const now = this.clock.now();
+    if (to <= from) throw field('body.to', `must be after from (${body.from})`);
+    if (to > now) throw field('body.to', `must not be in the future (now is ${new Date(now).toISOString()})`);
+    const rec = await this.routines.require(params.name);
+    const result = await this.backfills.backfill(rec.def, from, to, req.principal!);
+    res.status(result.created.length > 0 ? 201 : 200);
+    return result;
+  }
+}
+
+function field(path: string, message: string): ProblemError {
+  return new ProblemError(400, `invalid request: ${path} ${message}`, [{ path, message }]);
+}

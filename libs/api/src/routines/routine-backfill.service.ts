@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { backfillSlots, priorityValue, runIdForSlot, type Routine } from '@drover/core';
+import { Clock } from '@drover/redis';
+import { pendingClaimTtlMs, RoutineNotTriggerableError, RunStore, type NewRun } from '@drover/store';
+import type { Principal } from '../auth/principal';
+import type { z } from 'zod';
+import type { BackfillSchema } from './routine-schemas';
+
+/** Slots probed at once (each a couple of commands, sent together). */
+const PROBE_CHUNK = 50;
+
+/** The run id of a backfilled slot whose scheduler run was skipped: `b-<routine>-<slot>`. */
+export const backfillRunId = (routine: string, slot: number): string => `b-${runIdForSlot(routine, slot).slice(2)}`;
+
+/**
+ * Runs the slots of `(from, to]` an operator asks for, once each, however often asked:
+ * - a slot nobody decided yet gets the scheduler's own run id (`r-<routine>-<slot>`) and its
+ *   deduplication marker, so the scheduler deciding it later (or at the same moment) adds nothing;
+ * - a slot the scheduler ran (or an earlier backfill did) is left alone (`existing`);
+ * - a slot the scheduler skipped (a catch-up policy, a deadline) runs under `b-<routine>-<slot>`,
+ *   so the skipped record stays and a second backfill finds the first one's run.
+ * Runs are `catch-up` runs of the slot (its `scheduledFor`), created by the caller's token.
+ */
+@Injectable()
+export class RoutineBackfill {
+  constructor(
+    private readonly runs: RunStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async backfill(def: Routine, from: number, to: number, who: Principal): Promise<z.output<typeof BackfillSchema>> {
+    if (def.status === 'archived') throw new RoutineNotTriggerableError(def.name, 'it is archived');
+    if (def.selector) {
+      throw new RoutineNotTriggerableError(
+        def.name,
+        'a selector routine picks its work per tick; trigger it with a key',
+      );
+    }
+    const { slots, capped, exact } = backfillSlots(def.trigger, from, to, def.maxCatchUp);
+    const runIds: string[] = [];
+    const created: string[] = [];
+    const existing: string[] = [];
+    for (let i = 0; i < slots.length; i += PROBE_CHUNK) {
+      const chunk = slots.slice(i, i + PROBE_CHUNK);
+      const now = this.clock.now();
+      const found = await Promise.all(chunk.map((slot) => this.runs.get(runIdForSlot(def.name, slot), def.queue)));
+      const wanted = chunk.map((slot, j): NewRun | string => {
+        const own = found[j];
+        if (own && own.status !== 'skipped') return own.id;
+        const id = own ? backfillRunId(def.name, slot) : runIdForSlot(def.name, slot);
+        return this.runFor(def, id, slot, now, who, !own);
+      });
+      const fresh = wanted.filter((w): w is NewRun => typeof w !== 'string');
+      const results = new Map((await this.runs.enqueueMany(fresh)).map((r) => [r.id, r]));
+      for (const w of wanted) {
+        const id = typeof w === 'string' ? w : w.id;
+        runIds.push(id);
+        if (typeof w !== 'string' && results.get(id)?.created) created.push(id);
+        else existing.push(id);
+      }
+    }
+    return { runIds, created, existing, capped, cappedExact: exact };
+  }
+
+  private runFor(def: Routine, id: string, slot: number, now: number, who: Principal, schedulersId: boolean): NewRun {
+    return {
+      id,
+      routine: def.name,
+      jobType: def.jobType,
+      queue: def.queue,
+      source: 'catch-up',
+      scheduledFor: slot,
+      payload: def.payload,
+      priority: priorityValue(def.priority),
+      maxAttempts: def.maxAttempts,
+      timeoutMs: def.timeoutMs,
+      backoff: def.backoff,
+      createdBy: who.name,
+      // The scheduler's marker on its own id: a slot decided while this runs is never run twice.
+      ...(schedulersId && { dedup: { id, ttlMs: pendingClaimTtlMs(slot, now) } }),
+      trackOpen: def.concurrencyPolicy !== 'allow',
+    };
+  }
+}

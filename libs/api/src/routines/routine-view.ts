@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import { nextFire } from '@drover/core';
+import type { RoutineRecord, RoutineState, RunView } from '@drover/store';
+import type { LastRunSchema, RoutineSchema, RunSummarySchema } from './routine-schemas';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export type RoutineAnswer = z.output<typeof RoutineSchema>;
+export type LastRunAnswer = z.output<typeof LastRunSchema>;
+
+export function lastRunOf(run: RunView | undefined): LastRunAnswer | null {
+  if (!run) return null;
+  return {
+    id: run.id,
+    status: run.status,
+    at: iso(run.finishedAt ?? run.startedAt ?? run.createdAt),
+    scheduledFor: run.scheduledFor === null ? null : iso(run.scheduledFor),
+  };
+}
+
+/** When the routine fires next at `now` (epoch ms), or undefined when nothing will fire it. */
+export function nextFireOf(rec: RoutineRecord, state: RoutineState, now: number): number | undefined {
+  if (rec.def.status !== 'active' || state.disabledReason) return undefined;
+  return nextFire(rec.def.trigger, now);
+}
+
+/** A routine as the API answers it (spec §5: origin, drift, next fire, last run). Pure. */
+export function routineView(
+  rec: RoutineRecord,
+  state: RoutineState,
+  lastRun: RunView | undefined,
+  now: number,
+): RoutineAnswer {
+  const next = nextFireOf(rec, state, now);
+  const p = rec.pause;
+  return {
+    name: rec.def.name,
+    definition: rec.def,
+    origin: rec.origin,
+    drifted: !!rec.drift,
+    drift: rec.drift ? { ...(rec.drift.by && { by: rec.drift.by }), at: iso(rec.drift.at) } : null,
+    version: rec.version,
+    status: rec.def.status,
+    disabledReason: state.disabledReason ?? null,
+    pause:
+      p && rec.def.status === 'paused'
+        ? {
+            at: iso(p.at),
+            ...(p.by && { by: p.by }),
+            ...(p.note && { note: p.note }),
+            ...(p.until !== undefined && { until: iso(p.until) }),
+          }
+        : null,
+    nextFireAt: next === undefined ? null : iso(next),
+    lastRun: lastRunOf(lastRun),
+    createdAt: iso(rec.createdAt),
+    updatedAt: iso(rec.updatedAt),
+    ...(rec.createdBy !== undefined && { createdBy: rec.createdBy }),
+    ...(rec.updatedBy !== undefined && { updatedBy: rec.updatedBy }),
+  };
+}
+
+export function runSummary(run: RunView): z.output<typeof RunSummarySchema> {
+  return {
+    id: run.id,
+    status: run.status,
+    source: run.source,
+    queue: run.queue,
+    jobType: run.jobType,
+    scheduledFor: run.scheduledFor === null ? null : iso(run.scheduledFor),
+    attempt: run.attempt,
+    maxAttempts: run.maxAttempts,
+    ...(run.reason !== undefined && { reason: run.reason }),
+    ...(run.createdBy !== undefined && { createdBy: run.createdBy }),
+    ...(run.worker !== undefined && { worker: run.worker }),
+    createdAt: iso(run.createdAt),
+    ...(run.startedAt !== undefined && { startedAt: iso(run.startedAt) }),
+    ...(run.finishedAt !== undefined && { finishedAt: iso(run.finishedAt) }),
+  };
+}
