@@ -34,3 +34,4 @@ export * from './errors/invalid-payload.error';
 export * from './stats/run-stats';
 export * from './policy/backfill.policy';
 export * from './schedule/fire-preview';
+export * from './model/unknown-field';

@@ -1,12 +1,18 @@
 import type { z } from 'zod';
+import { fieldsAt, unknownFieldMessage } from '@drover/core';
 import type { FieldError } from './problem';
 
-/** Zod issues as field errors rooted at `where` (`body`, `query`, `params`). */
-export function fieldErrorsOfZod(where: string, error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: [where, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+/**
+ * Zod issues as field errors rooted at `where` (`body`, `query`, `params`). An unknown field is
+ * named at its own path with core's "did you mean" hint, as a policy file's would be.
+ */
+export function fieldErrorsOfZod(where: string, error: z.ZodError, schema?: z.ZodType): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const at = [where, ...issue.path.map(String)];
+    if (issue.code !== 'unrecognized_keys') return [{ path: at.join('.'), message: issue.message }];
+    const known = schema ? fieldsAt(schema, issue.path) : undefined;
+    return issue.keys.map((key) => ({ path: [...at, key].join('.'), message: unknownFieldMessage(key, known) }));
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ function check(where: string, schema: z.ZodType | undefined, value: unknown, err
   if (!schema) return where === 'body' ? undefined : {};
   const res = schema.safeParse(value);
   if (res.success) return res.data;
-  errors.push(...fieldErrorsOfZod(where, res.error));
+  errors.push(...fieldErrorsOfZod(where, res.error, schema));
   return undefined;
 }
 

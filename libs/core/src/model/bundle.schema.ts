@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
+import { unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
 /** Policy as data (spec §5): the queues and routines of a `DROVER_CONFIG` file or `POST /apply` body. */
@@ -36,12 +37,7 @@ const KNOWN_FIELDS: Record<string, string[]> = {
 function renderMessage(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'unrecognized_keys') return issue.message;
   const known = issue.path.length === 2 ? KNOWN_FIELDS[String(issue.path[0])] : undefined;
-  return issue.keys
-    .map((key) => {
-      const close = known?.find((k) => k.toLowerCase() === key.toLowerCase());
-      return `unknown field "${key}"${close ? `; did you mean "${close}"?` : known ? `; valid fields: ${known.join(', ')}` : ''}`;
-    })
-    .join('; ');
+  return issue.keys.map((key) => unknownFieldMessage(key, known)).join('; ');
 }
 
 function duplicates(names: readonly string[]): string[] {

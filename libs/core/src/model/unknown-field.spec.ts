@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { closestField, fieldsAt, unknownFieldMessage } from './unknown-field';
+
+describe('unknown fields', () => {
+  it('suggests the field a typo or a wrong case most likely meant, and nothing far off', () => {
+    expect(closestField('concurency', ['concurrency', 'queue'])).toBe('concurrency');
+    expect(closestField('JobType', ['jobType'])).toBe('jobType');
+    expect(closestField('cron', ['tz', 'kind'])).toBeUndefined();
+    expect(closestField('ab', ['xy'])).toBeUndefined();
+  });
+
+  it('says what is valid when nothing is close', () => {
+    expect(unknownFieldMessage('colour', ['queue', 'name'])).toBe('unknown field "colour"; valid fields: queue, name');
+    expect(unknownFieldMessage('nme', ['queue', 'name'])).toBe('unknown field "nme"; did you mean "name"?');
+    expect(unknownFieldMessage('x', undefined)).toBe('unknown field "x"');
+  });
+
+  it('finds the fields of the object at a path, through optional, default, array and union-free wrappers', () => {
+    const schema = z.strictObject({
+      trigger: z.strictObject({ kind: z.string(), cron: z.string().optional() }).optional(),
+      items: z.array(z.strictObject({ a: z.number() })).default([]),
+    });
+    expect(fieldsAt(schema, [])).toEqual(['trigger', 'items']);
+    expect(fieldsAt(schema, ['trigger'])).toEqual(['kind', 'cron']);
+    expect(fieldsAt(schema, ['items', 0])).toEqual(['a']);
+    expect(fieldsAt(schema, ['nope'])).toBeUndefined();
+  });
+});

@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+
+/** Edit distance, for "did you mean" on short field names (bounded work: names are short). */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The known field a mistyped one most likely meant: same letters in another case, or 1-2 edits away. */
+export function closestField(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameCase = known.find((k) => k.toLowerCase() === lower);
+  if (sameCase) return sameCase;
+  const limit = key.length <= 4 ? 1 : 2;
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = distance(lower, k.toLowerCase());
+    if (d <= limit && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+/** `unknown field "concurency"; did you mean "concurrency"?` (or the valid fields when nothing is close). */
+export function unknownFieldMessage(key: string, known: readonly string[] | undefined): string {
+  const close = known && closestField(key, known);
+  if (close) return `unknown field "${key}"; did you mean "${close}"?`;
+  return `unknown field "${key}"${known?.length ? `; valid fields: ${known.join(', ')}` : ''}`;
+}
+
+/** The object fields the schema accepts at `path` (through optional, default, nullable, array and pipe). */
+export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let s: unknown = schema;
+  const defOf = () => (s as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+  const unwrap = () => {
+    for (let i = 0; i < 10; i++) {
+      const def = defOf();
+      if (!def) return;
+      if (def.innerType) s = def.innerType;
+      else if (def.type === 'pipe' && def.in) s = def.in;
+      else return;
+    }
+  };
+  for (const key of path) {
+    unwrap();
+    const def = defOf();
+    if (!def) return undefined;
+    if (def.type === 'object') s = (def.shape as Record<string, unknown>)[String(key)];
+    else if (def.type === 'array') s = def.element;
+    else if (def.type === 'record') s = def.valueType;
+    else return undefined;
+  }
+  unwrap();
+  const def = defOf();
+  return def?.type === 'object' ? Object.keys(def.shape as Record<string, unknown>) : undefined;
+}
