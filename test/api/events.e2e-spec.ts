@@ -137,6 +137,17 @@ describe('api event streams (real api + scheduler + worker)', () => {
     });
     const ids = all.events.map((e) => Number(e.id));
     expect(ids).toEqual(ids.map((_, i) => i + 1));
+    // What another replica publishes on the api's bus (a bulk operation's progress) reaches this stream too.
+    const op = {
+      kind: 'operation',
+      action: 'progress',
+      id: 'op-1',
+      at: now,
+      data: { queue: 'other', done: 3, total: 10 },
+    };
+    await api.cluster.connections.command.publish(api.cluster.keys.core('api-events'), JSON.stringify(op));
+    const opEvent = await all.waitFor('the operation event', (e) => e.event === 'operation');
+    expect(JSON.parse(opEvent.data)).toEqual(op);
     await runsOfDefault.waitFor('the run to succeed', succeeded(runId));
     expect(runsOfDefault.events.every((e) => e.event === 'run' && JSON.parse(e.data).data.queue === 'default')).toBe(
       true,

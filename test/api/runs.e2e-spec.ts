@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { triggerRoutine } from '@drover/store';
+import { RunSchema } from '../../libs/api/src/runs/run-schema';
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import { ApiCluster, expectProblem, type ApiAnswer } from './support/api-cluster';
 
@@ -58,6 +60,8 @@ describe('api runs (real api + scheduler + worker)', () => {
       finishedAt: expect.stringMatching(/Z$/),
     });
     expect(oracle.hits.filter((h) => h.runId === runId)).toHaveLength(1);
+    // Exactly what the OpenAPI document promises (its objects allow no other property).
+    expect(z.strictObject(RunSchema.shape).safeParse(done.body).error).toBeUndefined();
   }, 30_000);
 
   it('refuses a viewer (403) and no token (401) on POST /jobs, writing nothing', async () => {
@@ -303,5 +307,22 @@ describe('api runs (real api + scheduler + worker)', () => {
     expect(queue400.errors).toEqual([
       { path: 'query.queue', message: expect.stringContaining('"nope" is not defined') },
     ]);
+  }, 30_000);
+
+  it('lists every runs route in the OpenAPI document with its role and answer schemas', async () => {
+    const doc = (await api.call('GET', '/openapi.json', { as: 'none' })).body;
+    const op = (path: string, method: string) => doc.paths[path][method];
+    expect(op('/api/v1/jobs', 'post')).toMatchObject({ 'x-drover-role': 'operator', operationId: 'enqueueJob' });
+    expect(op('/api/v1/jobs', 'post').parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+    );
+    expect(op('/api/v1/runs', 'get')['x-drover-role']).toBe('viewer');
+    expect(op('/api/v1/runs/{id}', 'get').responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Run',
+    });
+    expect(op('/api/v1/runs/{id}/cancel', 'post').responses).toHaveProperty('202');
+    expect(op('/api/v1/runs/{id}/events', 'get').responses['200'].content).toHaveProperty(['text/event-stream']);
+    expect(op('/api/v1/events', 'get')['x-drover-role']).toBe('viewer');
+    expect(doc.components.schemas.Run.additionalProperties).toBe(false);
   }, 30_000);
 });
