@@ -92,6 +92,19 @@ describe('api runs (real api + scheduler + worker)', () => {
       400,
     );
     expect(both.errors).toEqual([{ path: 'body.delayMs', message: 'give runAt or delayMs, not both' }]);
+    const far = expectProblem(
+      await api.call('POST', '/jobs', { as: 'operator', body: { jobType: 'noop', payload: {}, delayMs: 2 ** 53 - 1 } }),
+      400,
+    );
+    expect(far.errors).toEqual([{ path: 'body.delayMs', message: expect.stringContaining('<=315576000000') }]);
+    const past = expectProblem(
+      await api.call('POST', '/jobs', {
+        as: 'operator',
+        body: { jobType: 'noop', payload: {}, runAt: '1969-12-31T23:59:59Z' },
+      }),
+      400,
+    );
+    expect(past.errors).toEqual([{ path: 'body.runAt', message: 'must not be before 1970-01-01T00:00:00Z' }]);
     const queue = expectProblem(
       await api.call('POST', '/jobs', { as: 'operator', body: { jobType: 'noop', payload: {}, queue: 'nope' } }),
       400,

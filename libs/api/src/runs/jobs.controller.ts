@@ -10,6 +10,8 @@ import { named } from '../openapi/api-schemas';
 import { JobEnqueue } from './job-enqueue.service';
 
 const MAX_IDEMPOTENCY_KEY = 1024;
+/** Ten years: further out is a mistake, not a plan (use a routine with a `once` trigger). */
+const MAX_DELAY_MS = 315_576_000_000;
 
 const enqueueJob = route({
   operationId: 'enqueueJob',
@@ -34,8 +36,10 @@ const enqueueJob = route({
       queue: z.string().regex(NAME_PATTERN, { message: 'is not a queue name ([a-z0-9][a-z0-9._-]{0,127})' }).optional(),
       runAt: z.iso
         .datetime({ offset: true, message: 'must be an ISO 8601 instant, e.g. 2026-12-24T18:00:00Z' })
+        // NaN (not an instant at all) is left to the datetime check to name.
+        .refine((at) => !(Date.parse(at) < 0), { message: 'must not be before 1970-01-01T00:00:00Z' })
         .optional(),
-      delayMs: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+      delayMs: z.number().int().nonnegative().max(MAX_DELAY_MS).optional(),
       priority: prioritySchema.optional(),
       maxAttempts: z.number().int().min(1).max(1000).optional(),
     })
