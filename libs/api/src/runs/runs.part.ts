@@ -1,4 +1,19 @@
 import type { ApiPart } from '../api-part';
+import { ClusterEventFeed } from '../events/cluster-event-feed';
+import { EventsController } from '../events/events.controller';
+import { QueueEventHub } from '../events/queue-event-hub';
+import { SseStreams } from '../events/sse-streams';
+import { JobEnqueue } from './job-enqueue.service';
+import { JobsController } from './jobs.controller';
+import { RunEventStreams } from './run-event-stream.service';
+import { RunListing } from './run-listing.service';
+import { RunsController } from './runs.controller';
 
-/** The runs routes of the API and the services behind them. */
-export const RUNS_PART: ApiPart = { controllers: [], providers: [] };
+/**
+ * The runs routes of the API (ad-hoc jobs, runs, a run's event stream) and the cluster-wide event
+ * stream, with the services behind them: both streams share one BullMQ event reader per queue.
+ */
+export const RUNS_PART: ApiPart = {
+  controllers: [JobsController, RunsController, EventsController],
+  providers: [JobEnqueue, RunListing, RunEventStreams, QueueEventHub, SseStreams, ClusterEventFeed],
+};

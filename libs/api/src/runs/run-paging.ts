@@ -1,0 +1,64 @@
+import type { RunView } from '@drover/store';
+
+/** Most runs one listing reads (the stores' own ceiling). */
+export const MAX_LISTING_DEPTH = 1000;
+
+/** Where the previous page ended: the last run seen (newest-first order) and how many were read. */
+export interface RunCursor {
+  createdAt: number;
+  id: string;
+  /** Runs of the listing at or before the cursor (the next page reads this many more). */
+  seen: number;
+}
+
+/** Newest first: by creation, then id (the stores' listing order). */
+const isOlder = (v: Pick<RunView, 'createdAt' | 'id'>, c: Pick<RunCursor, 'createdAt' | 'id'>): boolean =>
+  v.createdAt < c.createdAt || (v.createdAt === c.createdAt && v.id < c.id);
+
+export function encodeCursor(c: RunCursor): string {
+  return Buffer.from(JSON.stringify([c.createdAt, c.id, c.seen])).toString('base64url');
+}
+
+/** The cursor in a page token, or undefined when it is not one this API wrote. */
+export function decodeCursor(token: string): RunCursor | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (!Array.isArray(v) || v.length !== 3) return undefined;
+    const [createdAt, id, seen] = v as unknown[];
+    if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt)) return undefined;
+    if (typeof id !== 'string' || !id) return undefined;
+    if (typeof seen !== 'number' || !Number.isSafeInteger(seen) || seen < 0) return undefined;
+    return { createdAt, id, seen };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many runs a page reads from the store: what earlier pages read plus one page, capped. */
+export function listingDepth(cursor: RunCursor | undefined, pageSize: number): number {
+  return Math.min(MAX_LISTING_DEPTH, (cursor?.seen ?? 0) + pageSize);
+}
+
+/**
+ * One page of a newest-first listing: the runs after `cursor` that pass `keep`, at most
+ * `pageSize`, and the cursor of the next page — given when the page is full, or when the read
+ * was cut at `depth` (more runs may follow) and the listing ceiling is not reached. Pure.
+ */
+export function pageOfRuns(
+  listing: RunView[],
+  opts: { cursor?: RunCursor; pageSize: number; depth: number; keep?: (v: RunView) => boolean },
+): { items: RunView[]; next?: RunCursor } {
+  const items: RunView[] = [];
+  let last: { run: RunView; index: number } | undefined;
+  for (let i = 0; i < listing.length && items.length < opts.pageSize; i++) {
+    const run = listing[i]!;
+    if (opts.cursor && !isOlder(run, opts.cursor)) continue;
+    last = { run, index: i };
+    if (!opts.keep || opts.keep(run)) items.push(run);
+  }
+  const full = items.length === opts.pageSize;
+  const cut = listing.length >= opts.depth && opts.depth < MAX_LISTING_DEPTH;
+  const moreAfterLast = last !== undefined && last.index < listing.length - 1;
+  if (!last || !((full && (moreAfterLast || cut)) || (!full && cut))) return { items };
+  return { items, next: { createdAt: last.run.createdAt, id: last.run.id, seen: last.index + 1 } };
+}

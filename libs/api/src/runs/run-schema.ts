@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { RUN_SOURCES, RUN_STATUSES } from '@drover/core';
+import type { AttemptRecord, RunView } from '@drover/store';
+import { named } from '../openapi/api-schemas';
+
+const iso = z.string().meta({ format: 'date-time' });
+
+export const RunAttemptSchema = named(
+  'RunAttempt',
+  z.object({
+    attempt: z.number().int(),
+    kind: z.enum(['error', 'timeout', 'lease-expired', 'permanent', 'invalid-payload']),
+    message: z.string(),
+    stack: z.string().optional(),
+    startedAt: iso.optional(),
+    failedAt: iso,
+    worker: z.string().optional(),
+  }),
+  'One failed attempt of a run',
+);
+
+/** The run as the API shows it: spec §4's run, times as ISO 8601 (UTC). */
+export const RunSchema = named(
+  'Run',
+  z.object({
+    id: z.string(),
+    routine: z.string().nullable(),
+    jobType: z.string(),
+    queue: z.string(),
+    source: z.enum(RUN_SOURCES),
+    /** The slot (or requested start); null for an ad-hoc run enqueued to start now. */
+    scheduledFor: iso.nullable(),
+    status: z.enum(RUN_STATUSES),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+    priority: z.number().optional(),
+    payload: z.unknown().optional(),
+    error: z
+      .object({ message: z.string(), stack: z.string().optional(), permanent: z.boolean().optional() })
+      .optional(),
+    errors: z.array(RunAttemptSchema).optional(),
+    result: z.unknown().optional(),
+    progress: z.unknown().optional(),
+    worker: z.string().optional(),
+    createdBy: z.string().optional(),
+    reason: z.string().optional(),
+    replayOf: z.string().optional(),
+    replayedAs: z.string().optional(),
+    key: z.string().optional(),
+    createdAt: iso,
+    updatedAt: iso,
+    queuedAt: iso.optional(),
+    startedAt: iso.optional(),
+    finishedAt: iso.optional(),
+    nextAttemptAt: iso.optional(),
+  }),
+  'A run: one execution of a job (its status, attempts, errors with stacks, progress and times)',
+);
+export type ApiRun = z.infer<typeof RunSchema>;
+
+/** Run times are epoch ms from BullMQ; anything outside Date's range is shown as the epoch, never thrown. */
+const isoOf = (ms: number): string => new Date(Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : 0).toISOString();
+const optIso = <K extends string>(key: K, ms: number | undefined) =>
+  (ms === undefined ? {} : { [key]: isoOf(ms) }) as Partial<Record<K, string>>;
+
+function attemptOf(a: AttemptRecord): z.infer<typeof RunAttemptSchema> {
+  return {
+    attempt: a.attempt,
+    kind: a.kind,
+    message: a.message,
+    ...(a.stack !== undefined && { stack: a.stack }),
+    ...optIso('startedAt', a.startedAt),
+    failedAt: isoOf(a.failedAt),
+    ...(a.worker !== undefined && { worker: a.worker }),
+  };
+}
+
+/** The API's run from the store's view (field by field: nothing the schema lacks can leak). Pure. */
+export function toApiRun(v: RunView): ApiRun {
+  return {
+    id: v.id,
+    routine: v.routine,
+    jobType: v.jobType,
+    queue: v.queue,
+    source: v.source,
+    scheduledFor: v.scheduledFor === null ? null : isoOf(v.scheduledFor),
+    status: v.status,
+    attempt: v.attempt,
+    maxAttempts: v.maxAttempts,
+    ...(v.priority !== undefined && { priority: v.priority }),
+    ...(v.payload !== undefined && { payload: v.payload }),
+    ...(v.error && {
+      error: {
+        message: v.error.message,
+        ...(v.error.stack !== undefined && { stack: v.error.stack }),
+        ...(v.error.permanent !== undefined && { permanent: v.error.permanent }),
+      },
+    }),
+    ...(v.errors && { errors: v.errors.map(attemptOf) }),
+    ...(v.result !== undefined && { result: v.result }),
+    ...(v.progress !== undefined && { progress: v.progress }),
+    ...(v.worker !== undefined && { worker: v.worker }),
+    ...(v.createdBy !== undefined && { createdBy: v.createdBy }),
+    ...(v.reason !== undefined && { reason: v.reason }),
+    ...(v.replayOf !== undefined && { replayOf: v.replayOf }),
+    ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
+    ...(v.key !== undefined && { key: v.key }),
+    createdAt: isoOf(v.createdAt),
+    updatedAt: isoOf(v.updatedAt),
+    ...optIso('queuedAt', v.queuedAt),
+    ...optIso('startedAt', v.startedAt),
+    ...optIso('finishedAt', v.finishedAt),
+    ...optIso('nextAttemptAt', v.nextAttemptAt),
+  };
+}

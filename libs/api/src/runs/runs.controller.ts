@@ -1,0 +1,152 @@
+import { Controller, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { RunNotFoundError } from '@drover/client';
+import { MAX_JOB_TYPE_LENGTH, NAME_PATTERN, RUN_STATUSES } from '@drover/core';
+import { RunStore } from '@drover/store';
+import type { AuthenticatedRequest } from '../auth/principal';
+import { ApiRoute, In } from '../http/api-route.decorator';
+import { ProblemError } from '../http/problem';
+import { route, type RouteInput } from '../http/route-spec';
+import { named } from '../openapi/api-schemas';
+import { RunEventStreams } from './run-event-stream.service';
+import { RunListing } from './run-listing.service';
+import { RunSchema, toApiRun } from './run-schema';
+
+const runParams = z.strictObject({ id: z.string().min(1).max(256) });
+
+const listRuns = route({
+  operationId: 'listRuns',
+  method: 'GET',
+  path: '',
+  summary: 'Runs, newest first (filters; cursor paging)',
+  description:
+    'Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; ' +
+    '`failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000).',
+  tag: 'runs',
+  role: 'viewer',
+  query: z.strictObject({
+    queue: z.string().regex(NAME_PATTERN, { message: 'is not a queue name' }).optional(),
+    status: z.enum(RUN_STATUSES).optional(),
+    routine: z.string().min(1).max(128).optional(),
+    jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH).optional(),
+    page_size: z.coerce.number().int().min(1).max(1000).default(50),
+    page_token: z.string().min(1).max(1024).optional(),
+  }),
+  responses: {
+    200: {
+      description: 'A page of runs',
+      schema: named('RunPage', z.object({ items: z.array(RunSchema), next_page_token: z.string().optional() })),
+    },
+  },
+});
+
+const getRun = route({
+  operationId: 'getRun',
+  method: 'GET',
+  path: ':id',
+  summary: 'One run: status, attempts, errors with stacks, progress, payload and times',
+  tag: 'runs',
+  role: 'viewer',
+  params: runParams,
+  responses: { 200: { description: 'The run', schema: RunSchema }, 404: { description: 'No such run' } },
+});
+
+const CancelAnswer = named(
+  'RunCancel',
+  z.object({ outcome: z.enum(['canceled', 'cancel-requested']), run: RunSchema }),
+  'What a cancel did: `canceled` (it never starts) or `cancel-requested` (its handler is being aborted)',
+);
+
+const cancelRun = route({
+  operationId: 'cancelRun',
+  method: 'POST',
+  path: ':id/cancel',
+  summary: 'Cancel a run',
+  description:
+    'A scheduled or queued run is removed and never starts (200, `canceled`). A running run is aborted through its ' +
+    "handler's signal and ends `canceled` (202, `cancel-requested`). A run that already ended (or is parked) is a 409.",
+  tag: 'runs',
+  role: 'operator',
+  params: runParams,
+  body: z.strictObject({ reason: z.string().min(1).max(500).optional() }).optional(),
+  responses: {
+    200: { description: 'Canceled: the run never starts', schema: CancelAnswer },
+    202: { description: 'Cancel requested: the running handler is being aborted', schema: CancelAnswer },
+    404: { description: 'No such run' },
+    409: { description: 'The run already ended (or is parked)' },
+  },
+});
+
+const runEvents = route({
+  operationId: 'runEvents',
+  method: 'GET',
+  path: ':id/events',
+  summary: "A run's live events (Server-Sent Events); ends after a final status",
+  description:
+    'First `status` with the run as it is now, then `status` on every status change, `attempt` when an attempt ' +
+    'begins and `progress` when its handler reports progress. After a settled status (succeeded, failed, canceled, ' +
+    'skipped, parked) an `end` event follows and the server closes the stream.',
+  tag: 'runs',
+  role: 'viewer',
+  params: runParams,
+  responses: {
+    200: {
+      description: 'text/event-stream of status, attempt, progress and end events',
+      contentType: 'text/event-stream',
+    },
+    404: { description: 'No such run' },
+  },
+});
+
+@Controller('api/v1/runs')
+export class RunsController {
+  constructor(
+    private readonly runs: RunStore,
+    private readonly listing: RunListing,
+    private readonly streams: RunEventStreams,
+  ) {}
+
+  @ApiRoute(listRuns)
+  async list(@In() { query }: RouteInput<typeof listRuns>) {
+    const page = await this.listing.page({
+      ...(query.queue !== undefined && { queue: query.queue }),
+      ...(query.status !== undefined && { status: query.status }),
+      ...(query.routine !== undefined && { routine: query.routine }),
+      ...(query.jobType !== undefined && { jobType: query.jobType }),
+      pageSize: query.page_size,
+      ...(query.page_token !== undefined && { pageToken: query.page_token }),
+    });
+    return { items: page.items.map(toApiRun), ...(page.next && { next_page_token: page.next }) };
+  }
+
+  @ApiRoute(getRun)
+  async get(@In() { params }: RouteInput<typeof getRun>) {
+    const run = await this.runs.get(params.id);
+    if (!run) throw new RunNotFoundError(params.id);
+    return toApiRun(run);
+  }
+
+  @ApiRoute(cancelRun)
+  async cancel(
+    @In() { params, body }: RouteInput<typeof cancelRun>,
+    @Req() req: Request & AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { outcome, run } = await this.runs.cancel(params.id, body?.reason ?? `canceled by ${req.principal!.name}`);
+    if (outcome === 'not-found' || !run) throw new RunNotFoundError(params.id);
+    if (outcome === 'already-final') {
+      throw new ProblemError(
+        409,
+        `run ${params.id} is ${run.status}; only scheduled, queued or running runs can be canceled`,
+      );
+    }
+    if (outcome === 'cancel-requested') res.status(202);
+    return { outcome, run: toApiRun(run) };
+  }
+
+  @ApiRoute(runEvents)
+  async events(@In() { params }: RouteInput<typeof runEvents>, @Req() req: Request, @Res() res: Response) {
+    await this.streams.open(params.id, req, res);
+  }
+}
