@@ -98,7 +98,7 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
 
     expect(expectProblem(await api.call('GET', '/plan?runs_per_queue=0&horizon=1'), 400).errors).toEqual([
       { path: 'query.runs_per_queue', message: expect.stringContaining('>=1') },
-      { path: 'query', message: expect.stringContaining('"horizon"') },
+      { path: 'query.horizon', message: expect.stringContaining('unknown field "horizon"') },
     ]);
     await api.call('POST', '/queues/default/resume', { as: 'operator' });
   });

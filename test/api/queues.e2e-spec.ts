@@ -193,7 +193,11 @@ describe('queues api (real api + scheduler + worker)', () => {
       }),
       400,
     );
-    expect(bad.errors?.map((e) => e.path).sort()).toEqual(['body.filter', 'body.filter.before', 'body.ratePerSecond']);
+    expect(bad.errors?.map((e) => e.path).sort()).toEqual([
+      'body.filter.before',
+      'body.filter.colour',
+      'body.ratePerSecond',
+    ]);
     expect(await parkedCount()).toBe(33);
   });
 

@@ -90,7 +90,10 @@ describe('routines api: definitions, roles, drift and apply', () => {
       await api.call('POST', '/routines', { as: 'operator', body: daily('broken', { shedule: 1 }) }),
       400,
     );
-    expect(unknownField.errors?.[0]?.path).toBe('body');
+    // Named at its own path, with the hint a policy file's typo gets.
+    expect(unknownField.errors).toEqual([
+      { path: 'body.shedule', message: expect.stringMatching(/^unknown field "shedule"; (did you mean|valid fields)/) },
+    ]);
     expect(await definitions()).toEqual(before);
   });
 

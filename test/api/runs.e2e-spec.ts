@@ -82,7 +82,15 @@ describe('api runs (real api + scheduler + worker)', () => {
       400,
     );
     expect(bad.errors!.map((e) => e.path).sort()).toEqual(
-      ['body', 'body.jobType', 'body.maxAttempts', 'body.payload', 'body.priority', 'body.queue', 'body.runAt'].sort(),
+      [
+        'body.colour',
+        'body.jobType',
+        'body.maxAttempts',
+        'body.payload',
+        'body.priority',
+        'body.queue',
+        'body.runAt',
+      ].sort(),
     );
     const both = expectProblem(
       await api.call('POST', '/jobs', {
