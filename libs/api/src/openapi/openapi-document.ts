@@ -9,6 +9,7 @@ import { apiSchemas } from './api-schemas';
 type JsonSchema = Record<string, unknown>;
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;
+const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
 
 /** A route as found on a controller: its full path and spec. */
 export interface FoundRoute {
@@ -106,6 +107,10 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
     const oasPath = path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
     for (const [code, r] of Object.entries(spec.responses)) {
+      if (Number(code) >= 400 && !r.schema) {
+        responses[code] = { description: r.description, content: PROBLEM_CONTENT };
+        continue;
+      }
       const type = r.contentType ?? 'application/json';
       responses[code] = {
         description: r.description,
@@ -120,10 +125,7 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
       };
     }
     for (const code of commonErrors(spec)) {
-      responses[String(code)] ??= {
-        description: 'A problem (RFC 9457)',
-        content: { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } },
-      };
+      responses[String(code)] ??= { description: 'A problem (RFC 9457)', content: PROBLEM_CONTENT };
     }
     const op: Record<string, unknown> = {
       operationId: spec.operationId,
