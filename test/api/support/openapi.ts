@@ -67,3 +67,5 @@ export function propertyNames(doc: OasDocument, schema: JsonSchema | undefined):
   }
   return out;
 }
+
+export const isMutatingMethod = (method: string): boolean => method.toUpperCase() !== 'GET';
