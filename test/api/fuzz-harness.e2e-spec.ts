@@ -73,7 +73,7 @@ describe('the OpenAPI fuzzer (test/api/support/fuzz) against planted bugs', () =
     configureApiHttp(app);
     await app.listen(0, '127.0.0.1');
     const doc = buildOpenApiDocument(routesOf([FuzzTargetController]), { version: 'test' }) as unknown as OasDocument;
-    target = { baseUrl: await app.getUrl(), doc, tokens, names: ['thing-1', 'missing'] };
+    target = { baseUrl: await app.getUrl(), doc, tokens, names: ['thing-1', 'missing'], callTimeoutMs: 2_000 };
     checker = new AnswerChecker(doc);
   }, 30_000);
 
@@ -105,6 +105,11 @@ describe('the OpenAPI fuzzer (test/api/support/fuzz) against planted bugs', () =
   it('finds an answer that does not match its schema', async () => {
     const result = await fuzzOperation(target, checker, op('fuzzLiar'), settings);
     expect(result.failure).toContain('the 200 body does not match its schema: /count must be number');
+  });
+
+  it('ends a call that never answers and reports it', async () => {
+    const result = await fuzzOperation(target, checker, op('fuzzSilent'), settings);
+    expect(result.failure).toContain('the call failed: no answer within 2000 ms');
   });
 
   it('finds a status the operation does not document', async () => {

@@ -19,6 +19,8 @@ export interface FuzzTarget {
   tokens: Record<ApiRole, string>;
   /** Names that exist (routines, queues, runs): path parameters come from these half the time. */
   names: string[];
+  /** How long one call may take to answer (its head, for an event stream); default 10 s. */
+  callTimeoutMs?: number;
 }
 
 export interface FuzzResult {
@@ -42,18 +44,25 @@ async function send(target: FuzzTarget, found: FoundOperation, req: FuzzRequest)
   if (req.as !== 'none') headers.authorization = `Bearer ${target.tokens[req.as]}`;
   if (req.contentType) headers['content-type'] = req.contentType;
   const abort = new AbortController();
-  const res = await fetch(`${target.baseUrl}${req.url}`, {
-    method: req.method,
-    headers,
-    body: req.body,
-    signal: abort.signal,
-  });
-  const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
-  if (contentType === 'text/event-stream' && isEventStream(found)) {
-    abort.abort(); // an event stream may never end: its status and type are what is checked
-    return { status: res.status, contentType, text: '' };
+  // A hung call (an event stream that never sends its head) fails the case instead of the suite's timeout.
+  const ms = target.callTimeoutMs ?? 10_000;
+  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${ms} ms`)), ms);
+  try {
+    const res = await fetch(`${target.baseUrl}${req.url}`, {
+      method: req.method,
+      headers,
+      body: req.body,
+      signal: abort.signal,
+    });
+    const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    if (contentType === 'text/event-stream' && isEventStream(found)) {
+      abort.abort(); // an event stream may never end: its status and type are what is checked
+      return { status: res.status, contentType, text: '' };
+    }
+    return { status: res.status, contentType, text: await res.text() };
+  } finally {
+    clearTimeout(timer);
   }
-  return { status: res.status, contentType, text: await res.text() };
 }
 
 function describeFailure(
@@ -97,7 +106,8 @@ async function run(
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
         problems = checker.check(found, answer);
       } catch (err) {
-        problems = [`the call failed: ${(err as Error).message} (${String((err as Error).cause ?? '')})`];
+        const e = err as Error;
+        problems = [`the call failed: ${e.message}${e.cause ? ` (${String(e.cause)})` : ''}`];
       }
       if (problems.length === 0) return true;
       failure ??= describeFailure(found, req, answer, problems);

@@ -8,7 +8,7 @@ import { named } from '../../../../libs/api/src/openapi/api-schemas';
 
 /**
  * Test-only routes for the fuzzer's own test (fuzz-harness.e2e-spec.ts), declared like real
- * ones: an honest mutating route and an event stream it must pass, and three with planted bugs
+ * ones: an honest mutating route and an event stream it must pass, and four with planted bugs
  * it must find. Never mounted by an app.
  */
 const Thing = named(
@@ -77,6 +77,16 @@ export const stream = route({
   responses: { 200: { description: 'Events', contentType: 'text/event-stream' } },
 });
 
+export const silent = route({
+  operationId: 'fuzzSilent',
+  method: 'GET',
+  path: 'silent',
+  summary: 'Planted bug: an event stream that never sends its head',
+  tag: 'fuzz',
+  role: 'viewer',
+  responses: { 200: { description: 'Events', contentType: 'text/event-stream' } },
+});
+
 @Controller('api/v1/fuzz-target')
 export class FuzzTargetController {
   @ApiRoute(putThing)
@@ -108,5 +118,10 @@ export class FuzzTargetController {
     res.write('event: hello\ndata: {}\n\n');
     const timer = setInterval(() => res.write(': keep-alive\n\n'), 1_000);
     req.on('close', () => clearInterval(timer));
+  }
+
+  @ApiRoute(silent)
+  silent(@Res() _res: Response) {
+    // Never answers: the fuzzer's call timeout must end the case.
   }
 }
