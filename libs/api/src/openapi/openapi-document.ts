@@ -66,6 +66,8 @@ const problemSchema: JsonSchema = {
   },
 } satisfies JsonSchema & { properties: Record<keyof Problem, unknown> };
 
+const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
+
 /** Errors every route may answer, by what it does. */
 function commonErrors(spec: RouteSpec): number[] {
   const codes = [500];
@@ -121,7 +123,10 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
         }),
         ...(r.schema || type !== 'application/json'
           ? { content: { [type]: { schema: r.schema ? inline(r.schema, 'output') : { type: 'string' } } } }
-          : {}),
+          : // An error declared by its description alone (`404: {description}`) is a problem document too.
+            Number(code) >= 400
+            ? { content: PROBLEM_CONTENT }
+            : {}),
       };
     }
     for (const code of commonErrors(spec)) {
