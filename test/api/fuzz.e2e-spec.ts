@@ -72,6 +72,7 @@ describe(`api fuzzing from the OpenAPI document (seed ${settings.seed}, ${settin
       // Some calls must get past auth, or the fuzzer only ever met the guard.
       expect(Object.keys(result.statuses).some((s) => s !== '401' && s !== '403')).toBe(true);
     },
+    120_000,
   );
 
   it('never answers a 5xx to random JSON bodies at any mutating route', async () => {
@@ -81,5 +82,5 @@ describe(`api fuzzing from the OpenAPI document (seed ${settings.seed}, ${settin
       if (result.failure) failures.push(result.failure);
     }
     expect(failures).toEqual([]);
-  });
+  }, 600_000);
 });

@@ -96,4 +96,10 @@ export const SPEC_ROUTES: SpecRoute[] = [
  * Operations the document may have beyond the spec table, each with why: a route outside the table
  * is a change of the product contract, so it is added here on purpose, not by accident.
  */
-export const EXTRA_ROUTES: { method: SpecRoute['method']; path: string; why: string }[] = [];
+export const EXTRA_ROUTES: { method: SpecRoute['method']; path: string; why: string }[] = [
+  {
+    method: 'GET',
+    path: '/api/v1/operations/{id}',
+    why: 'the table says bulk replays answer 202 with an operation id; this reads that operation',
+  },
+];

@@ -4,6 +4,26 @@
  * while this file is stale.
  */
 export interface paths {
+  '/api/v1/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Apply a policy bundle (the DROVER_CONFIG format, YAML or JSON); dryRun=true only diffs
+     * @description File queues and routines are created, updated or removed to match the bundle; API-made ones are left alone; API edits of file routines are overwritten (their drift cleared); a pause made through the API survives. Answers the routine names by outcome, and the queues under `queues`.
+     */
+    post: operations['applyPolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/audit': {
     parameters: {
       query?: never;
@@ -15,6 +35,63 @@ export interface paths {
     get: operations['listAudit'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/cluster': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Leader (instance, epoch), schedulers, workers (queues, handlers, heartbeat), api instances */
+    get: operations['getCluster'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Cluster-wide live changes of runs, routines, queues and operations (Server-Sent Events)
+     * @description Each event is named for its kind (`run`, `routine`, `queue`, `operation`) and carries `{kind, action, id, at, data?}`: run `status` (data: queue, status), `progress` and `removed`; routine `changed`/`removed`; queue `paused`/`resumed`/`changed`; operation progress. `id:` lines number the events of one connection in order (there is no replay: after a reconnect, re-read what you show). `?kinds=` keeps some kinds; `?queue=` drops events about other queues.
+     */
+    get: operations['clusterEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enqueue an ad-hoc run of a job type
+     * @description Validated as the client validates (`http.request` and `sleep` payloads against the built-in handlers, every payload for plain JSON within 256 KiB). With `Idempotency-Key`, the same key gives the same run id and never a second run; reusing a key for another job type or queue is a 409.
+     */
+    post: operations['enqueueJob'];
     delete?: never;
     options?: never;
     head?: never;
@@ -33,6 +110,442 @@ export interface paths {
      * @description Public, so tools and the CLI can read the contract before they have a token.
      */
     get: operations['getOpenApiDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bulk operation (replay or purge of parked runs): status and progress */
+    get: operations['getOperation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/plan': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The read-only plan: what runs next, what waits and why */
+    get: operations['getPlan'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every queue: policy, paused, counts per state, consuming workers */
+    get: operations['listQueues'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One queue: policy, paused, counts per state, consuming workers */
+    get: operations['getQueue'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/parked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Parked runs of a queue with their errors, newest parked first */
+    get: operations['listParked'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/parked/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Purge one parked run */
+    delete: operations['deleteParked'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/parked/{id}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run one parked run again as a new run (fresh attempts, replayOf = the parked id) */
+    post: operations['replayParked'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/parked/purge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Purge every parked run a filter selects, as a background operation */
+    post: operations['purgeParkedRuns'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/parked/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replay every parked run a filter selects, as a rate-limited background operation */
+    post: operations['replayParkedRuns'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop handing out the runs of a queue (every worker; running runs finish) */
+    post: operations['pauseQueue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queues/{name}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Hand out the runs of a paused queue again */
+    post: operations['resumeQueue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Routines, ordered by name, with cursor paging and filters
+     * @description `status`: active (and not disabled), paused, archived, or disabled (stopped after repeated launch failures). `label`: `key=value`.
+     */
+    get: operations['listRoutines'];
+    put?: never;
+    /** Create a routine (409 if the name exists) */
+    post: operations['createRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One routine: definition, origin, drift, pause, next fire, last run */
+    get: operations['getRoutine'];
+    /**
+     * Create or replace a routine
+     * @description The body is the whole definition (omitted fields take their defaults, `status` included). Editing a file routine marks it drifted until the next apply.
+     */
+    put: operations['putRoutine'];
+    post?: never;
+    /** Delete a routine; its prepared runs never start (system routines: admin only) */
+    delete: operations['deleteRoutine'];
+    options?: never;
+    head?: never;
+    /** Change a routine with a JSON merge patch (RFC 7396; null removes a field) */
+    patch: operations['patchRoutine'];
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/backfill': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * One run per slot in (from, to], capped by the routine's maxCatchUp (the newest slots)
+     * @description Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future.
+     */
+    post: operations['backfillRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a routine (optionally until an instant); its prepared runs do not start */
+    post: operations['pauseRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The next fire times, in UTC and local time, marking fires a DST transition moved */
+    get: operations['previewRoutine'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a routine; slots it slept through are not caught up */
+    post: operations['resumeRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The routine's runs, newest first (its newest 1000) */
+    get: operations['listRoutineRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Counts by status, success ratio, duration and lateness percentiles over a window
+     * @description From per-routine hourly aggregates kept as runs end (never a scan of runs). `window`: 1h to 7d, e.g. `24h`; whole hours are counted. Percentiles are estimates within about 19 %.
+     */
+    get: operations['routineStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a routine now (also when paused)
+     * @description With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one.
+     */
+    post: operations['triggerRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Runs, newest first (filters; cursor paging)
+     * @description Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; `failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000).
+     */
+    get: operations['listRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One run: status, attempts, errors with stacks, progress, payload and times */
+    get: operations['getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a run
+     * @description A scheduled or queued run is removed and never starts (200, `canceled`). A running run is aborted through its handler's signal and ends `canceled` (202, `cancel-requested`). A run that already ended (or is parked) is a 409.
+     */
+    post: operations['cancelRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's live events (Server-Sent Events); ends after a final status
+     * @description First `status` with the run as it is now, then `status` on every status change, `attempt` when an attempt begins and `progress` when its handler reports progress. After a settled status (succeeded, failed, canceled, skipped, parked) an `end` event follows and the server closes the stream.
+     */
+    get: operations['runEvents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -69,6 +582,537 @@ export interface components {
       items: components['schemas']['AuditEntry'][];
       next_page_token?: string;
     };
+    Cluster: {
+      now: number;
+      /** @description null: no scheduler holds the lease right now */
+      leader: {
+        instance: string;
+        epoch: number;
+        /** @description When it was elected (absent until its scheduler announced it) */
+        since?: number;
+        leaseExpiresInMs: number;
+      } | null;
+      schedulers: {
+        instanceId: string;
+        version: string;
+        pid: number;
+        hostname: string;
+        startedAt: number;
+        heartbeatAt: number;
+        leader: boolean;
+      }[];
+      workers: {
+        instanceId: string;
+        version: string;
+        pid: number;
+        hostname: string;
+        startedAt: number;
+        heartbeatAt: number;
+        draining: boolean;
+        queues: {
+          name: string;
+          concurrency: number;
+        }[];
+        jobTypes: string[];
+      }[];
+      apis: {
+        instanceId: string;
+        version: string;
+        pid: number;
+        hostname: string;
+        startedAt: number;
+        heartbeatAt: number;
+        /** @description The process that answered */
+        self: boolean;
+      }[];
+    };
+    Plan: {
+      now: number;
+      fires: {
+        routine: string;
+        queue: string;
+        slot: number;
+        /** @enum {string} */
+        source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+        runId: string;
+        cancel: string[];
+      }[];
+      skips: {
+        routine: string;
+        slot: number;
+        /** @enum {string} */
+        reason:
+          | 'catch-up-skip'
+          | 'superseded'
+          | 'catch-up-capped'
+          | 'deadline-exceeded'
+          | 'overlap-forbid'
+          | 'condition-false';
+      }[];
+      starts: {
+        runId: string;
+        queue: string;
+        routine: string | null;
+        fromFire: boolean;
+      }[];
+      waiting: {
+        subject:
+          | {
+              /** @constant */
+              kind: 'routine';
+              name: string;
+            }
+          | {
+              /** @constant */
+              kind: 'run';
+              id: string;
+              queue: string;
+            };
+        /** @description paused, queue-paused, ceiling-reached, no-workers, backing-off, not-yet-due, disabled, parked, overlap, queue-unknown */
+        reason: string;
+        until?: number;
+        detail?: string;
+      }[];
+      upcoming: {
+        routine: string;
+        at: number;
+      }[];
+      /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
+      truncated: string[];
+    };
+    QueuePolicy: {
+      name: string;
+      /** @default 10 */
+      concurrency: number;
+      globalConcurrency?: number;
+      rateLimit?: {
+        max: number;
+        durationMs: number;
+      };
+      /** @default 3 */
+      maxAttempts: number;
+      backoff: {
+        /**
+         * @default exponential
+         * @enum {string}
+         */
+        type: 'exponential' | 'fixed';
+        /** @default 1000 */
+        delayMs: number;
+        /** @default 60000 */
+        maxDelayMs: number;
+        /** @default 0 */
+        jitter: number;
+      };
+      /** @default 300000 */
+      timeoutMs: number;
+      /** @default 30000 */
+      leaseMs: number;
+      retention: {
+        /** @default 1000 */
+        count: number;
+        /** @default 604800000 */
+        ageMs: number;
+      };
+    };
+    Queue: {
+      name: string;
+      /** @enum {string} */
+      origin: 'file' | 'api';
+      updatedAt: number;
+      policy: components['schemas']['QueuePolicy'];
+      paused: boolean;
+      counts: {
+        waiting: number;
+        active: number;
+        delayed: number;
+        prioritized: number;
+        parked: number;
+      };
+      workers: {
+        instanceId: string;
+        concurrency: number;
+        draining: boolean;
+        heartbeatAt: number;
+      }[];
+    };
+    AttemptError: {
+      attempt: number;
+      /** @enum {string} */
+      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
+      message: string;
+      stack?: string;
+      startedAt?: number;
+      failedAt: number;
+      worker?: string;
+    };
+    ParkedRun: {
+      id: string;
+      routine: string | null;
+      jobType: string;
+      queue: string;
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+      scheduledFor: number | null;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      attempt: number;
+      maxAttempts: number;
+      priority?: number;
+      payload?: unknown;
+      error?: {
+        message: string;
+        stack?: string;
+        permanent?: boolean;
+      };
+      result?: unknown;
+      progress?: unknown;
+      worker?: string;
+      createdBy?: string;
+      reason?: string;
+      createdAt: number;
+      updatedAt: number;
+      queuedAt?: number;
+      startedAt?: number;
+      finishedAt?: number;
+      nextAttemptAt?: number;
+      errors: components['schemas']['AttemptError'][];
+      replayOf?: string;
+      replayedAs?: string;
+      key?: string;
+    };
+    ParkedPage: {
+      items: components['schemas']['ParkedRun'][];
+      next_page_token?: string;
+    };
+    Operation: {
+      id: string;
+      /** @enum {string} */
+      kind: 'replay' | 'purge';
+      queue: string;
+      /** @enum {string} */
+      status: 'running' | 'done' | 'failed' | 'abandoned';
+      filter: {
+        jobType?: string;
+        routine?: string;
+        error?: string;
+        before?: string;
+        after?: string;
+      };
+      ratePerSecond: number;
+      matched: number;
+      done: number;
+      skipped: number;
+      failed: number;
+      error?: string;
+      by: string;
+      instance: string;
+      startedAt: number;
+      heartbeatAt: number;
+      finishedAt?: number;
+    };
+    OperationStarted: {
+      operationId: string;
+      matched: number;
+    };
+    BulkDryRun: {
+      /** @constant */
+      dryRun: true;
+      matched: number;
+    };
+    ReplayResult: {
+      runId: string;
+      replayOf: string;
+    };
+    QueueList: {
+      items: components['schemas']['Queue'][];
+    };
+    RoutineDefinition: {
+      name: string;
+      jobType: string;
+      queue: string;
+      trigger:
+        | {
+            /** @constant */
+            kind: 'cron';
+            cron: string;
+            tz?: string;
+          }
+        | {
+            /** @constant */
+            kind: 'interval';
+            everyMs: number;
+            offsetMs?: number;
+          }
+        | {
+            /** @constant */
+            kind: 'once';
+            at: string;
+          }
+        | {
+            /** @constant */
+            kind: 'manual';
+          };
+      /** @default {} */
+      payload: unknown;
+      /** @default medium */
+      priority: ('low' | 'medium' | 'high') | number;
+      /**
+       * @default allow
+       * @enum {string}
+       */
+      concurrencyPolicy: 'allow' | 'forbid' | 'replace';
+      /**
+       * @default skip
+       * @enum {string}
+       */
+      catchUpPolicy: 'skip' | 'last' | 'all';
+      /** @default 100 */
+      maxCatchUp: number;
+      startingDeadlineMs?: number;
+      /** @default 60000 */
+      misfireGraceMs: number;
+      condition?: string;
+      /** @default 10000 */
+      conditionTimeoutMs: number;
+      /** @default 5 */
+      maxLaunchFailures: number;
+      /**
+       * @default active
+       * @enum {string}
+       */
+      status: 'active' | 'paused' | 'archived';
+      owner?: string;
+      /** @default false */
+      system: boolean;
+      /** @default {} */
+      labels: {
+        [key: string]: string;
+      };
+      maxAttempts?: number;
+      timeoutMs?: number;
+      backoff?: {
+        /**
+         * @default exponential
+         * @enum {string}
+         */
+        type: 'exponential' | 'fixed';
+        /** @default 1000 */
+        delayMs: number;
+        /** @default 60000 */
+        maxDelayMs: number;
+        /** @default 0 */
+        jitter: number;
+      };
+      selector?: {
+        provider: string;
+        args?: {
+          [key: string]: unknown;
+        };
+        /** @default 1 */
+        maxPerTick: number;
+        /** @default 0.5 */
+        depthWeight: number;
+      };
+      depth?: number;
+      emphasis?: number;
+    };
+    RoutineLastRun: {
+      id: string;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      /** @description ISO 8601 instant (UTC) */
+      at: string;
+      scheduledFor: string | null;
+    };
+    Routine: {
+      name: string;
+      definition: components['schemas']['RoutineDefinition'];
+      /** @enum {string} */
+      origin: 'file' | 'api';
+      drifted: boolean;
+      drift: {
+        by?: string;
+        /** @description ISO 8601 instant (UTC) */
+        at: string;
+      } | null;
+      version: number;
+      /** @enum {string} */
+      status: 'active' | 'paused' | 'archived';
+      disabledReason: string | null;
+      pause: {
+        /** @description ISO 8601 instant (UTC) */
+        at: string;
+        by?: string;
+        note?: string;
+        /** @description ISO 8601 instant (UTC) */
+        until?: string;
+      } | null;
+      nextFireAt: string | null;
+      lastRun: components['schemas']['RoutineLastRun'] | null;
+      /** @description ISO 8601 instant (UTC) */
+      createdAt: string;
+      /** @description ISO 8601 instant (UTC) */
+      updatedAt: string;
+      createdBy?: string;
+      updatedBy?: string;
+    };
+    RoutinePage: {
+      items: components['schemas']['Routine'][];
+      next_page_token?: string;
+    };
+    RoutineRunSummary: {
+      id: string;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+      queue: string;
+      jobType: string;
+      scheduledFor: string | null;
+      attempt: number;
+      maxAttempts: number;
+      reason?: string;
+      createdBy?: string;
+      worker?: string;
+      /** @description ISO 8601 instant (UTC) */
+      createdAt: string;
+      /** @description ISO 8601 instant (UTC) */
+      startedAt?: string;
+      /** @description ISO 8601 instant (UTC) */
+      finishedAt?: string;
+    };
+    RoutinePreview: {
+      routine: string;
+      tz: string;
+      paused: boolean;
+      items: {
+        /** @description ISO 8601 instant (UTC) */
+        at: string;
+        /** @description local time with its UTC offset */
+        local: string;
+        /** @enum {string} */
+        dst?: 'gap' | 'overlap';
+      }[];
+    };
+    RoutineStats: {
+      routine: string;
+      window: string;
+      /** @description ISO 8601 instant (UTC) */
+      from: string;
+      /** @description ISO 8601 instant (UTC) */
+      to: string;
+      counts: {
+        succeeded: number;
+        parked: number;
+        canceled: number;
+        skipped: number;
+      };
+      total: number;
+      successRatio: number | null;
+      durationMs: {
+        p50: number | null;
+        p95: number | null;
+        p99: number | null;
+      };
+      latenessMs: {
+        p50: number | null;
+        p95: number | null;
+        p99: number | null;
+      };
+      lastRun: components['schemas']['RoutineLastRun'] | null;
+    };
+    BackfillResult: {
+      runIds: string[];
+      created: string[];
+      existing: string[];
+      capped: number;
+      cappedExact: boolean;
+    };
+    TriggerResult: {
+      runId: string;
+    };
+    ApplyResult: {
+      dryRun: boolean;
+      created: string[];
+      updated: string[];
+      removed: string[];
+      unchanged: string[];
+      queues: {
+        created: string[];
+        updated: string[];
+        removed: string[];
+        unchanged: string[];
+      };
+    };
+    RoutineRunPage: {
+      items: components['schemas']['RoutineRunSummary'][];
+    };
+    EnqueuedJob: {
+      runId: string;
+    };
+    RunAttempt: {
+      attempt: number;
+      /** @enum {string} */
+      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
+      message: string;
+      stack?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      failedAt: string;
+      worker?: string;
+    };
+    Run: {
+      id: string;
+      routine: string | null;
+      jobType: string;
+      queue: string;
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+      scheduledFor: string | null;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      attempt: number;
+      maxAttempts: number;
+      priority?: number;
+      payload?: unknown;
+      error?: {
+        message: string;
+        stack?: string;
+        permanent?: boolean;
+      };
+      errors?: components['schemas']['RunAttempt'][];
+      result?: unknown;
+      progress?: unknown;
+      worker?: string;
+      createdBy?: string;
+      reason?: string;
+      replayOf?: string;
+      replayedAs?: string;
+      key?: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** Format: date-time */
+      queuedAt?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      finishedAt?: string;
+      /** Format: date-time */
+      nextAttemptAt?: string;
+    };
+    RunPage: {
+      items: components['schemas']['Run'][];
+      next_page_token?: string;
+    };
+    RunCancel: {
+      /** @enum {string} */
+      outcome: 'canceled' | 'cancel-requested';
+      run: components['schemas']['Run'];
+    };
     OpenApiDocument: {
       openapi: string;
       info: {
@@ -95,6 +1139,104 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  applyPolicy: {
+    parameters: {
+      query?: {
+        dryRun?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | string
+          | ({
+              queues?: unknown[];
+              routines?: unknown[];
+            } & {
+              [key: string]: unknown;
+            });
+        'application/yaml': string;
+        'text/yaml': string;
+      };
+    };
+    responses: {
+      /** @description What changed (or would change) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApplyResult'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listAudit: {
     parameters: {
       query?: {
@@ -154,6 +1296,213 @@ export interface operations {
       };
     };
   };
+  getCluster: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cluster */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Cluster'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  clusterEvents: {
+    parameters: {
+      query?: {
+        kinds?: string;
+        queue?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream of change events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  enqueueJob: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Names the operation (1-1024 characters): the same key answers the same run id, one run */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          jobType: string;
+          payload: unknown;
+          queue?: string;
+          /** Format: date-time */
+          runAt?: string;
+          delayMs?: number;
+          priority?: ('low' | 'medium' | 'high') | number;
+          maxAttempts?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The run exists (for a repeated Idempotency-Key: the run the key made) */
+      201: {
+        headers: {
+          /** @description The run: /api/v1/runs/{runId} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnqueuedJob'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getOpenApiDocument: {
     parameters: {
       query?: never;
@@ -170,6 +1519,2550 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['OpenApiDocument'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOperation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The operation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Operation'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such operation (or it ended more than a day ago) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getPlan: {
+    parameters: {
+      query?: {
+        runs_per_queue?: number;
+        parked_per_queue?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The plan */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Plan'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listQueues: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queues, by name */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueList'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Queue'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listParked: {
+    parameters: {
+      query?: {
+        page_size?: number;
+        page_token?: string;
+        jobType?: string;
+        routine?: string;
+        error?: string;
+        before?: string;
+        after?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of parked runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ParkedPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteParked: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Purged */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue or run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run is not parked */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replayParked: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new run (replaying the same parked run again answers the same one) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplayResult'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue or run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run is not parked */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  purgeParkedRuns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          filter?: {
+            jobType?: string;
+            routine?: string;
+            error?: string;
+            before?: string;
+            after?: string;
+          };
+          dryRun?: boolean;
+          ratePerSecond?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Dry run: how many would be purged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkDryRun'];
+        };
+      };
+      /** @description The operation started; follow it at the Location (GET /operations/{id}) or on /events */
+      202: {
+        headers: {
+          /** @description /api/v1/operations/{operationId} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OperationStarted'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replayParkedRuns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          filter?: {
+            jobType?: string;
+            routine?: string;
+            error?: string;
+            before?: string;
+            after?: string;
+          };
+          dryRun?: boolean;
+          ratePerSecond?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Dry run: how many would be replayed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkDryRun'];
+        };
+      };
+      /** @description The operation started; follow it at the Location (GET /operations/{id}) or on /events */
+      202: {
+        headers: {
+          /** @description /api/v1/operations/{operationId} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OperationStarted'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pauseQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue, now paused */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Queue'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resumeQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue, no longer paused */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Queue'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRoutines: {
+    parameters: {
+      query?: {
+        queue?: string;
+        status?: 'active' | 'paused' | 'archived' | 'disabled';
+        label?: string;
+        page_size?: number;
+        page_token?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of routines */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RoutinePage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          jobType: string;
+          queue: string;
+          trigger:
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+              }
+            | {
+                /** @constant */
+                kind: 'once';
+                at: string;
+              }
+            | {
+                /** @constant */
+                kind: 'manual';
+              };
+          /** @default {} */
+          payload?: unknown;
+          /** @default medium */
+          priority?: ('low' | 'medium' | 'high') | number;
+          /**
+           * @default allow
+           * @enum {string}
+           */
+          concurrencyPolicy?: 'allow' | 'forbid' | 'replace';
+          /**
+           * @default skip
+           * @enum {string}
+           */
+          catchUpPolicy?: 'skip' | 'last' | 'all';
+          /** @default 100 */
+          maxCatchUp?: number;
+          startingDeadlineMs?: number;
+          /** @default 60000 */
+          misfireGraceMs?: number;
+          condition?: string;
+          /** @default 10000 */
+          conditionTimeoutMs?: number;
+          /** @default 5 */
+          maxLaunchFailures?: number;
+          /**
+           * @default active
+           * @enum {string}
+           */
+          status?: 'active' | 'paused' | 'archived';
+          owner?: string;
+          /** @default false */
+          system?: boolean;
+          /** @default {} */
+          labels?: {
+            [key: string]: string;
+          };
+          maxAttempts?: number;
+          timeoutMs?: number;
+          backoff?: {
+            /**
+             * @default exponential
+             * @enum {string}
+             */
+            type?: 'exponential' | 'fixed';
+            /** @default 1000 */
+            delayMs?: number;
+            /** @default 60000 */
+            maxDelayMs?: number;
+            /** @default 0 */
+            jitter?: number;
+          };
+          selector?: {
+            provider: string;
+            args?: {
+              [key: string]: unknown;
+            };
+            /** @default 1 */
+            maxPerTick?: number;
+            /** @default 0.5 */
+            depthWeight?: number;
+          };
+          depth?: number;
+          emphasis?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description The routine */
+          Location?: string;
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A routine with this name exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The routine */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  putRoutine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        'If-Match'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          jobType: string;
+          queue: string;
+          trigger:
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+              }
+            | {
+                /** @constant */
+                kind: 'once';
+                at: string;
+              }
+            | {
+                /** @constant */
+                kind: 'manual';
+              };
+          /** @default {} */
+          payload?: unknown;
+          /** @default medium */
+          priority?: ('low' | 'medium' | 'high') | number;
+          /**
+           * @default allow
+           * @enum {string}
+           */
+          concurrencyPolicy?: 'allow' | 'forbid' | 'replace';
+          /**
+           * @default skip
+           * @enum {string}
+           */
+          catchUpPolicy?: 'skip' | 'last' | 'all';
+          /** @default 100 */
+          maxCatchUp?: number;
+          startingDeadlineMs?: number;
+          /** @default 60000 */
+          misfireGraceMs?: number;
+          condition?: string;
+          /** @default 10000 */
+          conditionTimeoutMs?: number;
+          /** @default 5 */
+          maxLaunchFailures?: number;
+          /**
+           * @default active
+           * @enum {string}
+           */
+          status?: 'active' | 'paused' | 'archived';
+          owner?: string;
+          /** @default false */
+          system?: boolean;
+          /** @default {} */
+          labels?: {
+            [key: string]: string;
+          };
+          maxAttempts?: number;
+          timeoutMs?: number;
+          backoff?: {
+            /**
+             * @default exponential
+             * @enum {string}
+             */
+            type?: 'exponential' | 'fixed';
+            /** @default 1000 */
+            delayMs?: number;
+            /** @default 60000 */
+            maxDelayMs?: number;
+            /** @default 0 */
+            jitter?: number;
+          };
+          selector?: {
+            provider: string;
+            args?: {
+              [key: string]: unknown;
+            };
+            /** @default 1 */
+            maxPerTick?: number;
+            /** @default 0.5 */
+            depthWeight?: number;
+          };
+          depth?: number;
+          emphasis?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Replaced (or unchanged) */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          /** @description The routine */
+          Location?: string;
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description If-Match names another version */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteRoutine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        'If-Match'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description If-Match names another version */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  patchRoutine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        'If-Match'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/merge-patch+json': {
+          [key: string]: unknown;
+        };
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Patched (or unchanged) */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description If-Match names another version, or the routine changed while patching */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  backfillRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          from: string;
+          to: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Nothing new: every slot had its run already */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillResult'];
+        };
+      };
+      /** @description Runs created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BackfillResult'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Archived or selector routine */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pauseRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          note?: string;
+          until?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The paused routine */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  previewRoutine: {
+    parameters: {
+      query?: {
+        count?: number;
+        from?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Fire times after `from` (default now) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RoutinePreview'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resumeRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The resumed routine */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRoutineRuns: {
+    parameters: {
+      query?: {
+        status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+        page_size?: number;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RoutineRunPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  routineStats: {
+    parameters: {
+      query?: {
+        window?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Statistics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RoutineStats'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  triggerRoutine: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Same key, same run: one run however often the call is made */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payload?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description The run */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TriggerResult'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Archived routine, or the key is bound to another routine's run */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRuns: {
+    parameters: {
+      query?: {
+        queue?: string;
+        status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+        routine?: string;
+        jobType?: string;
+        page_size?: number;
+        page_token?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  cancelRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Canceled: the run never starts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunCancel'];
+        };
+      };
+      /** @description Cancel requested: the running handler is being aborted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunCancel'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run already ended (or is parked) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  runEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream of status, attempt, progress and end events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
         };
       };
       /** @description A problem (RFC 9457) */
