@@ -1,4 +1,4 @@
-import { parseBundle, type Routine } from '@drover/core';
+import { parseBundle, STATS_MAX_WINDOW_MS, type Routine } from '@drover/core';
 import { DONE_CLAIM_MS, ARMED_CLAIM_MS, PENDING_WINDOW_MS } from '@drover/store';
 import { dispatcherHarness } from '../testing/dispatcher-harness';
 
@@ -80,7 +80,11 @@ describe('Redis keys stay bounded however many slots fire (real Redis)', () => {
     expect(perSlot.length).toBeGreaterThan(0);
     for (const k of perSlot) expect(k.ttl).toBeLessThanOrEqual(LONGEST_SLOT_KEY_MS);
     expect(after200.expiring.filter((k) => k.key.includes(':run:')).length).toBeLessThanOrEqual(5);
-    expect(after200.expiring.filter((k) => !/:slot:|:de:|:run:/.test(k.key)).map((k) => k.key)).toEqual([
+    // Run statistics: one hash per routine and hour, expiring after the longest stats window.
+    const stats = after200.expiring.filter((k) => k.key.includes(':rstats:busy:'));
+    expect(stats.length).toBeLessThanOrEqual(2); // 150 one-second slots span at most two hours
+    for (const k of stats) expect(k.ttl).toBeLessThanOrEqual(STATS_MAX_WINDOW_MS + 3_600_000);
+    expect(after200.expiring.filter((k) => !/:slot:|:de:|:run:|:rstats:/.test(k.key)).map((k) => k.key)).toEqual([
       `${h.keys.prefix}:{core}:runs-kept:default`,
     ]);
     // The routine's open-run index is pruned on every forbid fire: it holds the one open run.
