@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { Clock } from '@drover/redis';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoOf, optIso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { OperationStore } from './operation-store';
@@ -32,6 +33,12 @@ export class OperationsController {
   async get(@In() { params }: RouteInput<typeof getOperation>) {
     const op = await this.store.get(params.id, this.clock.now());
     if (!op) throw new ProblemError(404, `no operation "${params.id}" (operations are kept for a day after they end)`);
-    return op;
+    const { startedAt, heartbeatAt, finishedAt, ...rest } = op;
+    return {
+      ...rest,
+      startedAt: isoOf(startedAt),
+      heartbeatAt: isoOf(heartbeatAt),
+      ...optIso('finishedAt', finishedAt),
+    };
   }
 }

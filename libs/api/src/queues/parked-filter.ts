@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { nameSchema, parseIsoInstant } from '@drover/core';
 import type { ParkedRun } from '@drover/store';
-
-const instant = z.string().refine((s) => parseIsoInstant(s) !== undefined, {
-  message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
-});
+import { isoInstantInput as instant } from '../http/api-time';
 
 /**
  * Which parked runs an operation or a listing concerns; every given field must hold. `error` is
