@@ -19,6 +19,12 @@ export const optIso = <K extends string>(key: K, ms: number | undefined) =>
   (ms === undefined ? {} : { [key]: isoOf(ms) }) as Partial<Record<K, string>>;
 
 /** An instant in a request (query or body): ISO 8601 with an explicit offset; parse it with parseIsoInstant. */
-export const isoInstantInput = z.string().refine((s) => parseIsoInstant(s) !== undefined, {
-  message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
-});
+export const isoInstantInput = z
+  .string()
+  .refine((s) => parseIsoInstant(s) !== undefined, {
+    message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
+  })
+  .meta({ format: 'date-time' });
+
+/** An instant a request gave (any offset) as the API answers instants: in UTC. */
+export const utcOf = (instant: string): string => isoOf(parseIsoInstant(instant) ?? Number.NaN);

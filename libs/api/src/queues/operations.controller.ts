@@ -6,6 +6,7 @@ import { isoOf, optIso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { OperationStore } from './operation-store';
+import { parkedFilterAnswer } from './parked-filter';
 import { OperationSchema } from './queue-schemas';
 
 const getOperation = route({
@@ -33,9 +34,10 @@ export class OperationsController {
   async get(@In() { params }: RouteInput<typeof getOperation>) {
     const op = await this.store.get(params.id, this.clock.now());
     if (!op) throw new ProblemError(404, `no operation "${params.id}" (operations are kept for a day after they end)`);
-    const { startedAt, heartbeatAt, finishedAt, ...rest } = op;
+    const { filter, startedAt, heartbeatAt, finishedAt, ...rest } = op;
     return {
       ...rest,
+      filter: parkedFilterAnswer(filter),
       startedAt: isoOf(startedAt),
       heartbeatAt: isoOf(heartbeatAt),
       ...optIso('finishedAt', finishedAt),
