@@ -49,6 +49,21 @@ describe('npm start (the quick start)', () => {
       expect(alive(redisPid)).toBe(true);
       await waitFor('ready banner', () => /Drover is up/.test(qs.output()), { timeoutMs: 10_000 });
 
+      // The banner's one curl: trigger the manual demo routine through the api role, then see it run.
+      const api = `http://127.0.0.1:${port}/api/v1`;
+      const trigger = await fetch(`${api}/routines/report-on-demand/trigger`, { method: 'POST' });
+      expect(trigger.status).toBe(201);
+      const { runId } = (await trigger.json()) as { runId: string };
+      const run = await waitFor(
+        'the triggered run to succeed',
+        async () => {
+          const r = (await (await fetch(`${api}/runs/${runId}`)).json()) as { status: string; source: string };
+          return r.status === 'succeeded' ? r : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+      expect(run).toMatchObject({ source: 'manual' });
+
       qs.child.kill('SIGINT');
       expect(await qs.exited).toBe(0);
       await waitFor('embedded redis-server to exit', () => !alive(redisPid), { timeoutMs: 5_000 });

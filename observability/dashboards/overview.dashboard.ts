@@ -1,6 +1,6 @@
 /** "Drover / Overview": the whole cluster on one page (docs/observability.md describes every row). */
 import { type DashboardSpec } from './grafana';
-import { READY, RI, failureRatio, quantiles, stat, ts } from './queries';
+import { READY, RI, apiErrorRatio, failureRatio, quantiles, stat, ts } from './queries';
 
 const QUEUE_LINK = {
   title: 'Open queue ${__field.labels.queue}',
@@ -10,7 +10,7 @@ const QUEUE_LINK = {
 export const overview: DashboardSpec = {
   uid: 'drover-overview',
   title: 'Drover / Overview',
-  description: 'Runs, latency, queues, capacity and leadership of a Drover cluster.',
+  description: 'Runs, latency, queues, capacity, leadership and the management API of a Drover cluster.',
   rows: [
     {
       title: 'Runs',
@@ -197,6 +197,51 @@ export const overview: DashboardSpec = {
           description: 'Routines by status (active, paused, archived).',
           queries: [{ expr: 'max by (status) (drover_routines)', legend: '{{status}}' }],
           w: 12,
+        }),
+      ],
+    },
+    {
+      title: 'API',
+      panels: [
+        ts({
+          title: 'API requests/s by route',
+          description:
+            'Management API requests per second by route template and method (drover_api_requests_total; ' +
+            '`unmatched` is every path no route matched).',
+          queries: [
+            {
+              expr: `sum by (method, route) (rate(drover_api_requests_total[${RI}]))`,
+              legend: '{{method}} {{route}}',
+            },
+          ],
+          unit: 'ops',
+          w: 9,
+        }),
+        ts({
+          title: 'API error ratio',
+          description:
+            'Share of API answers that were client errors (4xx: bad input, auth, conflicts, rate limits) and ' +
+            'server errors (5xx: a bug, or Redis unreachable; any 5xx deserves a look).',
+          queries: [
+            { expr: apiErrorRatio('5..'), legend: '5xx' },
+            { expr: apiErrorRatio('4..'), legend: '4xx' },
+          ],
+          unit: 'percentunit',
+          w: 7,
+        }),
+        ts({
+          title: 'API latency p95 by route',
+          description:
+            '95th percentile of API request duration per route template. Event streams (/events) count until ' +
+            'they end, so their line is how long consoles stay connected, not a slow answer.',
+          queries: [
+            {
+              expr: `histogram_quantile(0.95, sum by (route, le) (rate(drover_api_request_duration_seconds_bucket[${RI}])))`,
+              legend: '{{route}}',
+            },
+          ],
+          unit: 's',
+          w: 8,
         }),
       ],
     },

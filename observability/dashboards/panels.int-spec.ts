@@ -82,7 +82,25 @@ function worker(seed: number): FakeProcess {
 }
 
 function api(): FakeProcess {
-  return { job: 'api', metrics: new DroverMetrics(), tick: () => undefined };
+  const m = new DroverMetrics();
+  const calls = [
+    { route: '/api/v1/routines', method: 'GET', code: '200', seconds: 0.012 },
+    { route: '/api/v1/routines/:name/trigger', method: 'POST', code: '201', seconds: 0.03 },
+    { route: '/api/v1/routines/:name', method: 'GET', code: '404', seconds: 0.004 },
+    { route: '/api/v1/audit', method: 'GET', code: '403', seconds: 0.002 },
+    { route: 'unmatched', method: 'GET', code: '404', seconds: 0.001 },
+  ];
+  return {
+    job: 'api',
+    metrics: m,
+    tick: (n) => {
+      for (const c of calls) {
+        m.apiRequests.inc({ route: c.route, method: c.method, code: c.code }, 3);
+        m.apiRequestDuration.observe({ route: c.route, method: c.method }, c.seconds * (1 + (n % 3)));
+      }
+      if (n % 4 === 0) m.apiRequests.inc({ route: '/api/v1/plan', method: 'GET', code: '500' });
+    },
+  };
 }
 
 describe('observability against a real Prometheus', () => {

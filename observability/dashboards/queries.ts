@@ -23,6 +23,17 @@ export function failureRatio(by: string, selector: string): string {
   );
 }
 
+/**
+ * Share of API answers whose code matches `codes` (`5..`): 0, not "No data", while there were
+ * requests but none such (a counter series only exists from its first increment).
+ */
+export function apiErrorRatio(codes: string): string {
+  return (
+    `(sum(rate(drover_api_requests_total{code=~"${codes}"}[${RI}])) or vector(0))\n/\n` +
+    `sum(rate(drover_api_requests_total[${RI}]))`
+  );
+}
+
 export const ts = (p: Omit<Extract<PanelSpec, { kind: 'timeseries' }>, 'kind'>): PanelSpec => ({
   kind: 'timeseries',
   ...p,

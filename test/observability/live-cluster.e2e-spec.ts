@@ -14,12 +14,12 @@ import {
   testPrometheusConfig,
 } from '../../observability/prometheus/live-prometheus';
 import { TestCluster } from '../scheduler/cluster';
-import { DEMO_QUEUES, demoPolicy, startIn } from './support/demo-load';
+import { DEMO_QUEUES, apiTraffic, demoPolicy, startIn } from './support/demo-load';
 
 /**
  * The dashboards and alert rules against a real consumer: a real Prometheus on loopback scraping
  * a running cluster (two schedulers, a worker, an api; the compose config's job names) every
- * second under the demo load. Every panel query of both dashboards (the queue dashboard once per
+ * second under the demo load (and a trickle of API calls, for the API panels). Every panel query of both dashboards (the queue dashboard once per
  * queue) must return a finite value, every rule must evaluate with health ok, and the leader-only
  * gauges must count each routine and job once although two schedulers are scraped.
  */
@@ -29,6 +29,7 @@ describe('a live cluster scraped by Prometheus', () => {
   let prom: PrometheusHandle;
   let schedulers: AppProcess[];
   let policy: ReturnType<typeof demoPolicy>;
+  let traffic: { stop(): void } | undefined;
 
   const value = async (expr: string): Promise<number | undefined> => {
     const [sample, ...more] = await prom.query(expr);
@@ -47,6 +48,7 @@ describe('a live cluster scraped by Prometheus', () => {
       startIn(cluster, 'api', 'live-api'),
     ]);
     schedulers = [a!, b!];
+    traffic = apiTraffic(api!);
     const target = (p: AppProcess) => `127.0.0.1:${p.port}`;
     prom = await startPrometheus({
       config: testPrometheusConfig({
@@ -59,6 +61,7 @@ describe('a live cluster scraped by Prometheus', () => {
   }, 90_000);
 
   afterAll(async () => {
+    traffic?.stop();
     await prom?.stop();
     await cluster?.stopAll();
     await oracle?.close();

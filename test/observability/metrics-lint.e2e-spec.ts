@@ -1,17 +1,19 @@
 import { startHttpOracle, waitFor, type AppProcess, type HttpOracle } from '@drover/testing';
 import { TestCluster } from '../scheduler/cluster';
-import { demoPolicy, metricsText, promtoolCheckMetrics, sampleSum, startIn } from './support/demo-load';
+import { apiTraffic, demoPolicy, metricsText, promtoolCheckMetrics, sampleSum, startIn } from './support/demo-load';
 
 /**
  * `promtool check metrics` on what every app really serves at /metrics: a scheduler, a worker and
- * an api on one cluster, a standalone on another, each under the demo load until its labelled
- * series exist (outcomes, histograms, leader-only gauges), so the lint sees every family with data.
+ * an api on one cluster, a standalone on another, each under the demo load (the api and standalone
+ * also answer a trickle of API calls) until its labelled series exist (outcomes, histograms,
+ * leader-only gauges, API requests), so the lint sees every family with data.
  */
 describe('/metrics of every app passes promtool check metrics', () => {
   let oracle: HttpOracle;
   let cluster: TestCluster;
   let laptop: TestCluster;
   const apps = new Map<string, AppProcess>();
+  const traffic: { stop(): void }[] = [];
 
   /** Samples that must be non-zero before a scrape is representative, per app. */
   const scheduler = [
@@ -29,13 +31,18 @@ describe('/metrics of every app passes promtool check metrics', () => {
     'drover_run_duration_seconds_count{queue="slow",job_type="sleep"}',
     'drover_fire_lateness_seconds_count{queue="default"}',
   ];
+  // The request metrics, once the api has answered the calls apiTraffic makes (200s and 404s).
+  const api = [
+    'process_cpu_seconds_total',
+    'drover_api_requests_total{route="/api/v1/openapi.json",method="GET",code="200"}',
+    'drover_api_requests_total{route="unmatched",method="GET",code="404"}',
+    'drover_api_request_duration_seconds_count{route="/api/v1/openapi.json",method="GET"}',
+  ];
   const expected: Record<string, string[]> = {
     scheduler,
     worker,
-    // The api sets no Drover metric of its own yet: its exposition is the registry's families
-    // without samples plus the Node.js defaults, which is what promtool must accept there.
-    api: ['process_cpu_seconds_total'],
-    standalone: [...scheduler, ...worker],
+    api,
+    standalone: [...scheduler, ...worker, ...api],
   };
 
   beforeAll(async () => {
@@ -49,6 +56,7 @@ describe('/metrics of every app passes promtool check metrics', () => {
       startIn(laptop, 'standalone', 'lint-standalone'),
     ]);
     for (const app of started) apps.set(app.name, app);
+    traffic.push(apiTraffic(apps.get('api')!), apiTraffic(apps.get('standalone')!));
     await waitFor(
       'every app to expose its labelled series with data',
       async () => {
@@ -64,6 +72,7 @@ describe('/metrics of every app passes promtool check metrics', () => {
   }, 100_000);
 
   afterAll(async () => {
+    for (const t of traffic) t.stop();
     await cluster?.stopAll();
     await laptop?.stopAll();
     await oracle?.close();

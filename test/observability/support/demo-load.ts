@@ -91,3 +91,26 @@ export function promtoolCheckMetrics(text: string): Promise<{ code: number | nul
     child.stdin.end(text);
   });
 }
+
+/**
+ * Management API calls every 250 ms so the API panels and series have data: answers 200 (the
+ * OpenAPI document, the audit log as a development-mode admin) and 404 (an unknown route). Stops
+ * on `stop()` or by itself after `maxMs`.
+ */
+export function apiTraffic(app: AppProcess, maxMs = 180_000): { stop(): void } {
+  const paths = ['/api/v1/openapi.json', '/api/v1/audit', '/api/v1/no-such-route'];
+  let i = 0;
+  const timer = setInterval(() => {
+    const path = paths[i++ % paths.length]!;
+    fetch(`${app.baseUrl}${path}`)
+      .then((res) => res.arrayBuffer())
+      .catch(() => undefined); // the api may be stopping; a missed call only thins the data
+  }, 250);
+  const deadline = setTimeout(() => clearInterval(timer), maxMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      clearTimeout(deadline);
+    },
+  };
+}

@@ -9,7 +9,6 @@ import { apiSchemas } from './api-schemas';
 type JsonSchema = Record<string, unknown>;
 
 const SCHEMA_REF = (id: string) => `#/components/schemas/${id}`;
-const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
 
 /** A route as found on a controller: its full path and spec. */
 export interface FoundRoute {
@@ -66,10 +65,14 @@ const problemSchema: JsonSchema = {
   },
 } satisfies JsonSchema & { properties: Record<keyof Problem, unknown> };
 
+const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
+
 /** Errors every route may answer, by what it does. */
 function commonErrors(spec: RouteSpec): number[] {
   const codes = [500];
   if (spec.role !== 'none') codes.push(401, 403);
+  // A name or id in the path may name nothing.
+  if (spec.params) codes.push(404);
   if (spec.params || spec.query || spec.body) codes.push(400);
   if (isMutating(spec.method)) codes.push(429);
   if (spec.body) codes.push(413, 415);
@@ -107,10 +110,6 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
     const oasPath = path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
     for (const [code, r] of Object.entries(spec.responses)) {
-      if (Number(code) >= 400 && !r.schema) {
-        responses[code] = { description: r.description, content: PROBLEM_CONTENT };
-        continue;
-      }
       const type = r.contentType ?? 'application/json';
       responses[code] = {
         description: r.description,
@@ -121,7 +120,10 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
         }),
         ...(r.schema || type !== 'application/json'
           ? { content: { [type]: { schema: r.schema ? inline(r.schema, 'output') : { type: 'string' } } } }
-          : {}),
+          : // An error declared by its description alone (`404: {description}`) is a problem document too.
+            Number(code) >= 400
+            ? { content: PROBLEM_CONTENT }
+            : {}),
       };
     }
     for (const code of commonErrors(spec)) {

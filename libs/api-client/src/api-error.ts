@@ -1,0 +1,50 @@
+import type { components } from './schema';
+
+/** An RFC 9457 problem document: the body of every error the Drover API answers (spec §5). */
+export type Problem = components['schemas']['Problem'];
+
+function isProblem(body: unknown): body is Problem {
+  if (typeof body !== 'object' || body === null) return false;
+  const p = body as Record<string, unknown>;
+  return typeof p.type === 'string' && typeof p.title === 'string' && typeof p.status === 'number';
+}
+
+/**
+ * A non-2xx answer of the API. `problem` is the server's problem document, or one made up from
+ * the status when something in between (a proxy, a gateway) answered with something else.
+ */
+export class DroverApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+    /** The request's method and URL, for messages. */
+    readonly request: string,
+  ) {
+    super(`${request}: ${status} ${problem.detail || problem.title}`);
+    this.name = 'DroverApiError';
+  }
+
+  /** The invalid fields of a 400, `[{path: 'body.trigger.cron', message}]`; empty otherwise. */
+  get fieldErrors(): NonNullable<Problem['errors']> {
+    return this.problem.errors ?? [];
+  }
+
+  static async fromResponse(request: Request, response: Response): Promise<DroverApiError> {
+    const text = await response.clone().text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const problem: Problem = isProblem(body)
+      ? body
+      : {
+          type: 'about:blank',
+          title: response.statusText || 'Error',
+          status: response.status,
+          detail: text.trim().slice(0, 200) || `HTTP ${response.status}`,
+        };
+    return new DroverApiError(response.status, problem, `${request.method} ${new URL(request.url).pathname}`);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './api-error';
+export * from './client';
+export type { components, operations, paths } from './schema';
