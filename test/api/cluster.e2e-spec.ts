@@ -1,5 +1,6 @@
 import { waitFor } from '@drover/testing';
 import { ApiCluster, expectProblem } from './support/api-cluster';
+import { anIso, msOf } from './support/iso';
 
 const HOUR = 3_600_000;
 
@@ -28,19 +29,19 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
     });
     const process = { version: expect.any(String), pid: expect.any(Number), hostname: expect.any(String) };
     expect(cluster).toEqual({
-      now: expect.any(Number),
+      now: anIso(),
       leader: {
         instance: 'api-cluster-scheduler',
         epoch: expect.any(Number),
-        since: expect.any(Number),
+        since: anIso(),
         leaseExpiresInMs: expect.any(Number),
       },
       schedulers: [
         {
           instanceId: 'api-cluster-scheduler',
           ...process,
-          startedAt: expect.any(Number),
-          heartbeatAt: expect.any(Number),
+          startedAt: anIso(),
+          heartbeatAt: anIso(),
           leader: true,
         },
       ],
@@ -48,8 +49,8 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
         {
           instanceId: 'api-cluster-worker',
           ...process,
-          startedAt: expect.any(Number),
-          heartbeatAt: expect.any(Number),
+          startedAt: anIso(),
+          heartbeatAt: anIso(),
           draining: false,
           queues: [{ name: 'default', concurrency: 4 }],
           jobTypes: expect.arrayContaining(['noop', 'sleep', 'http.request']),
@@ -59,14 +60,14 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
         {
           instanceId: 'api-cluster-api',
           ...process,
-          startedAt: expect.any(Number),
-          heartbeatAt: expect.any(Number),
+          startedAt: anIso(),
+          heartbeatAt: anIso(),
           self: true,
         },
       ],
     });
     expect(cluster.leader.epoch).toBeGreaterThan(0);
-    expect(cluster.leader.since).toBeLessThanOrEqual(cluster.now);
+    expect(msOf(cluster.leader.since)).toBeLessThanOrEqual(msOf(cluster.now));
     expect(cluster.leader.leaseExpiresInMs).toBeGreaterThan(0);
   });
 
@@ -80,18 +81,18 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
     const plan = await api.call('GET', '/plan?runs_per_queue=1', { as: 'viewer' });
     expect(plan.status).toBe(200);
     expect(plan.body).toMatchObject({
-      now: expect.any(Number),
+      now: anIso(),
       fires: expect.any(Array),
       skips: expect.any(Array),
       starts: [],
-      upcoming: [{ routine: 'hourly', at: expect.any(Number) }],
+      upcoming: [{ routine: 'hourly', at: anIso() }],
       truncated: ['default'],
     });
     expect(plan.body.waiting).toContainEqual({
       subject: { kind: 'run', id: 'waits-1', queue: 'default' },
       reason: 'queue-paused',
     });
-    expect(plan.body.upcoming[0].at - plan.body.now).toBeLessThanOrEqual(HOUR);
+    expect(msOf(plan.body.upcoming[0].at) - msOf(plan.body.now)).toBeLessThanOrEqual(HOUR);
     const whole = await api.call('GET', '/plan');
     expect(whole.body.truncated).toEqual([]);
     expect(whole.body.waiting.filter((w: { reason: string }) => w.reason === 'queue-paused')).toHaveLength(2);
@@ -101,6 +102,24 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
       { path: 'query.horizon', message: expect.stringContaining('unknown field "horizon"') },
     ]);
     await api.call('POST', '/queues/default/resume', { as: 'operator' });
+  });
+
+  it('answers the instants of the plan in UTC, whatever offset a request gave them in', async () => {
+    const until = new Date(Date.now() + 2 * HOUR);
+    until.setUTCMilliseconds(0);
+    // The same instant written one hour east of UTC.
+    const east = new Date(until.getTime() + HOUR).toISOString().replace('.000Z', '+01:00');
+    const paused = await api.call('POST', '/routines/hourly/pause', { as: 'operator', body: { until: east } });
+    expect(paused.status).toBe(200);
+    expect(paused.body.pause).toMatchObject({ at: anIso(), until: until.toISOString() });
+    const plan = await api.call('GET', '/plan', { as: 'viewer' });
+    expect(plan.body.waiting).toContainEqual({
+      subject: { kind: 'routine', name: 'hourly' },
+      reason: 'paused',
+      detail: 'paused by operator-token',
+      until: until.toISOString(),
+    });
+    await api.call('POST', '/routines/hourly/resume', { as: 'operator' });
   });
 
   it('documents the queue, operation, plan and cluster routes in the OpenAPI document with their roles', async () => {
@@ -133,7 +152,7 @@ describe('cluster and plan api (real api + scheduler + worker)', () => {
       plan: 'viewer',
       cluster: 'viewer',
     });
-    for (const name of ['Queue', 'QueuePolicy', 'ParkedRun', 'ParkedPage', 'Operation', 'Plan', 'Cluster']) {
+    for (const name of ['Queue', 'QueuePolicy', 'Run', 'ParkedPage', 'Operation', 'Plan', 'Cluster']) {
       expect(doc.components.schemas[name]).toMatchObject({ type: 'object', additionalProperties: false });
     }
   });

@@ -1,5 +1,6 @@
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import { ApiCluster, expectProblem } from './support/api-cluster';
+import { anIso } from './support/iso';
 import { expectStream, SseConnection, SseParser } from './support/sse';
 
 describe('SSE parser (test support)', () => {
@@ -72,7 +73,9 @@ describe('api event streams (real api + scheduler + worker)', () => {
       id: runId,
       attempt: 1,
       result: { status: 200 },
-      finishedAt: expect.any(String),
+      createdAt: anIso(),
+      startedAt: anIso(),
+      finishedAt: anIso(),
     });
     expect(s.events.slice(-2).map((e) => e.event)).toEqual(['status', 'end']);
     expect(s.json('attempt')).toEqual([{ id: runId, attempt: 1, maxAttempts: 1, status: 'running' }]);
@@ -123,7 +126,7 @@ describe('api event streams (real api + scheduler + worker)', () => {
     expect(all.json('run').find((e) => e.id === runId)).toMatchObject({
       kind: 'run',
       action: 'status',
-      at: expect.any(Number),
+      at: anIso(),
       data: { queue: 'default', status: 'queued' },
     });
     const now = Date.now();
@@ -133,6 +136,7 @@ describe('api event streams (real api + scheduler + worker)', () => {
       kind: 'routine',
       action: 'changed',
       id: 'on-demand',
+      at: anIso(),
       data: { status: 'paused' },
     });
     const ids = all.events.map((e) => Number(e.id));
@@ -142,7 +146,7 @@ describe('api event streams (real api + scheduler + worker)', () => {
       kind: 'operation',
       action: 'progress',
       id: 'op-1',
-      at: now,
+      at: new Date(now).toISOString(),
       data: { queue: 'other', done: 3, total: 10 },
     };
     await api.cluster.connections.command.publish(api.cluster.keys.core('api-events'), JSON.stringify(op));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import type { NewRun } from '@drover/store';
 import { ApiCluster, expectProblem } from './support/api-cluster';
+import { anIso, msOf } from './support/iso';
 
 interface OperationEvent {
   kind: string;
@@ -82,11 +83,11 @@ describe('queues api (real api + scheduler + worker)', () => {
     expect(flaky.body).toEqual({
       name: 'flaky',
       origin: 'file',
-      updatedAt: expect.any(Number),
+      updatedAt: anIso(),
       policy: expect.objectContaining({ name: 'flaky', concurrency: 20, maxAttempts: 1, leaseMs: 30_000 }),
       paused: false,
       counts: { waiting: 0, active: 0, delayed: 0, prioritized: 0, parked: 0 },
-      workers: [{ instanceId: 'api-queues-worker', concurrency: 20, draining: false, heartbeatAt: expect.any(Number) }],
+      workers: [{ instanceId: 'api-queues-worker', concurrency: 20, draining: false, heartbeatAt: anIso() }],
     });
     expect(expectProblem(await api.call('GET', '/queues/nope', { as: 'viewer' }), 404).detail).toBe(
       'queue "nope" is not defined; defined queues: default, flaky',
@@ -125,14 +126,31 @@ describe('queues api (real api + scheduler + worker)', () => {
       queue: 'flaky',
       status: 'parked',
       reason: 'attempts-exhausted',
+      scheduledFor: null,
       error: { message: expect.stringContaining('answered 500') },
-      errors: [{ attempt: 1, kind: 'error', message: expect.stringContaining('answered 500') }],
+      errors: [{ attempt: 1, kind: 'error', message: expect.stringContaining('answered 500'), failedAt: anIso() }],
+      createdAt: anIso(),
+      updatedAt: anIso(),
+      finishedAt: anIso(),
     });
     const second = await api.call('GET', `/queues/flaky/parked?page_size=20&page_token=${first.body.next_page_token}`);
     expect(second.body.items).toHaveLength(14);
     expect(second.body.next_page_token).toBeUndefined();
     const ids = [...first.body.items, ...second.body.items].map((r: { id: string }) => r.id);
     expect(new Set(ids).size).toBe(34);
+    // An instant the API answered is one it takes back: runs parked (finished) before the newest one.
+    const all: { id: string; finishedAt: string }[] = [...first.body.items, ...second.body.items];
+    const newest = msOf(all[0]!.finishedAt);
+    const before = await api.call(
+      'GET',
+      `/queues/flaky/parked?page_size=1000&before=${encodeURIComponent(all[0]!.finishedAt)}`,
+    );
+    expect(before.body.items.map((r: { id: string }) => r.id).sort()).toEqual(
+      all
+        .filter((r) => msOf(r.finishedAt) < newest)
+        .map((r) => r.id)
+        .sort(),
+    );
 
     const nightly = await api.call('GET', '/queues/flaky/parked?routine=nightly');
     expect(nightly.body.items.map((r: { id: string }) => r.id).sort()).toEqual([
@@ -211,7 +229,7 @@ describe('queues api (real api + scheduler + worker)', () => {
     const started = Date.now();
     const res = await api.call('POST', '/queues/flaky/parked/replay', {
       as: 'operator',
-      body: { filter: { error: 'alpha' }, ratePerSecond: 10 },
+      body: { filter: { error: 'alpha', after: '2000-01-01T01:00:00+01:00' }, ratePerSecond: 10 },
     });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ operationId: expect.any(String), matched: 30 });
@@ -227,7 +245,8 @@ describe('queues api (real api + scheduler + worker)', () => {
       kind: 'replay',
       queue: 'flaky',
       status: 'done',
-      filter: { error: 'alpha' },
+      // The filter's instant in UTC, as every instant of an answer.
+      filter: { error: 'alpha', after: '2000-01-01T00:00:00.000Z' },
       ratePerSecond: 10,
       matched: 30,
       done: 30,
@@ -235,7 +254,9 @@ describe('queues api (real api + scheduler + worker)', () => {
       failed: 0,
       by: 'operator-token',
       instance: 'api-queues-api',
-      finishedAt: expect.any(Number),
+      startedAt: anIso(),
+      heartbeatAt: anIso(),
+      finishedAt: anIso(),
     });
 
     await oracle.waitFor(
@@ -246,7 +267,11 @@ describe('queues api (real api + scheduler + worker)', () => {
     expect(await parkedCount()).toBe(3);
     const mine = events.filter((e) => e.id === res.body.operationId);
     expect(mine.some((e) => e.action === 'progress' && e.data.done > 0 && e.data.done < 30)).toBe(true);
-    expect(mine[mine.length - 1]).toMatchObject({ action: 'done', data: { done: 30, matched: 30, failed: 0 } });
+    expect(mine[mine.length - 1]).toMatchObject({
+      action: 'done',
+      at: anIso(),
+      data: { done: 30, matched: 30, failed: 0 },
+    });
   }, 30_000);
 
   it('purges one parked run (204, then 404) and the rest in bulk, skipping runs gone meanwhile', async () => {
@@ -277,6 +302,7 @@ describe('queues api (real api + scheduler + worker)', () => {
     ]);
     // What a replica that died mid-operation leaves behind: `running`, and a heartbeat long past.
     const id = randomUUID();
+    const startedAt = Date.now() - 60_000;
     const fields = { id, kind: 'replay', queue: 'flaky', status: 'running', filter: '{}', ratePerSecond: '100' };
     await api.cluster.connections.command.hset(api.cluster.keys.core('operation', id), {
       ...fields,
@@ -286,10 +312,14 @@ describe('queues api (real api + scheduler + worker)', () => {
       failed: '0',
       by: 'operator-token',
       instance: 'gone',
-      startedAt: String(Date.now() - 60_000),
+      startedAt: String(startedAt),
       heartbeatAt: String(Date.now() - 30_000),
     });
-    expect((await api.call('GET', `/operations/${id}`)).body).toMatchObject({ status: 'abandoned', done: 4 });
+    expect((await api.call('GET', `/operations/${id}`)).body).toMatchObject({
+      status: 'abandoned',
+      done: 4,
+      startedAt: new Date(startedAt).toISOString(),
+    });
   });
 
   it('audits mutating calls, refused ones included, with token, action, target and status', async () => {

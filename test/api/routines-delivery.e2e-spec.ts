@@ -1,6 +1,7 @@
 import { runIdForSlot } from '@drover/core';
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import { ApiCluster, expectProblem } from './support/api-cluster';
+import { anIso } from './support/iso';
 
 /**
  * What the routines API does to real work: a real api, scheduler and worker, and an HTTP receiver
@@ -154,9 +155,21 @@ describe('routines api: what deleting, pausing, triggering and backfilling does 
   it("lists a routine's runs and counts them in its stats", async () => {
     const runs = await api.call('GET', '/routines/on-demand/runs?status=succeeded', { as: 'viewer' });
     expect(runs.status).toBe(200);
-    expect(runs.body.items).toEqual([
-      expect.objectContaining({ status: 'succeeded', source: 'manual', queue: 'default', jobType: 'http.request' }),
-    ]);
+    // The same Run as GET /runs/{id} answers: one representation of a run everywhere.
+    expect(runs.body.items).toHaveLength(1);
+    expect(runs.body.items[0]).toMatchObject({
+      status: 'succeeded',
+      source: 'manual',
+      queue: 'default',
+      jobType: 'http.request',
+      routine: 'on-demand',
+      createdAt: anIso(),
+      startedAt: anIso(),
+      finishedAt: anIso(),
+    });
+    expect(runs.body.items[0]).toEqual(
+      (await api.call('GET', `/runs/${runs.body.items[0].id}`, { as: 'viewer' })).body,
+    );
     expect((await api.call('GET', '/routines/on-demand/runs?status=parked', { as: 'viewer' })).body.items).toEqual([]);
 
     const stats = await waitFor('the run in the stats (flushed each second)', async () => {
@@ -171,7 +184,9 @@ describe('routines api: what deleting, pausing, triggering and backfilling does 
       successRatio: 1,
       durationMs: { p50: expect.any(Number), p95: expect.any(Number), p99: expect.any(Number) },
       latenessMs: { p50: expect.any(Number) },
-      lastRun: { status: 'succeeded' },
+      from: anIso(),
+      to: anIso(),
+      lastRun: { status: 'succeeded', at: anIso() },
     });
     const bad = expectProblem(await api.call('GET', '/routines/on-demand/stats?window=15m', { as: 'viewer' }), 400);
     expect(bad.errors).toEqual([{ path: 'query.window', message: 'must be at least 1h (stats are kept per hour)' }]);

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { waitFor } from '@drover/testing';
 import { ApiCluster, expectProblem } from './support/api-cluster';
+import { anIso } from './support/iso';
 
 const QUEUES = [{ name: 'default', concurrency: 5 }];
 const FILE_ROUTINES = [
@@ -50,6 +51,9 @@ describe('routines api: definitions, roles, drift and apply', () => {
       pause: null,
       disabledReason: null,
       lastRun: null,
+      nextFireAt: anIso(),
+      createdAt: anIso(),
+      updatedAt: anIso(),
       createdBy: 'operator-token',
       definition: { name: 'nightly', priority: 'medium', catchUpPolicy: 'skip' },
     });
@@ -241,7 +245,7 @@ describe('routines api: definitions, roles, drift and apply', () => {
     expect(edited.body).toMatchObject({
       origin: 'file',
       drifted: true,
-      drift: { by: 'operator-token', at: expect.any(String) },
+      drift: { by: 'operator-token', at: anIso() },
       definition: { priority: 'high' },
     });
     expect((await api.call('GET', '/routines/file-report', { as: 'viewer' })).body.drifted).toBe(true);

@@ -3,6 +3,7 @@ import { triggerRoutine } from '@drover/store';
 import { RunSchema } from '../../libs/api/src/runs/run-schema';
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
 import { ApiCluster, expectProblem, type ApiAnswer } from './support/api-cluster';
+import { anIso } from './support/iso';
 
 /** Ad-hoc jobs and runs over HTTP, against real api, scheduler and worker processes. */
 describe('api runs (real api + scheduler + worker)', () => {
@@ -56,8 +57,8 @@ describe('api runs (real api + scheduler + worker)', () => {
       createdBy: 'operator-token',
       payload: { url: `${oracle.url}/adhoc`, method: 'POST', body: { n: 1 } },
       result: { status: 200, body: 'ok' },
-      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
-      finishedAt: expect.stringMatching(/Z$/),
+      createdAt: anIso(),
+      finishedAt: anIso(),
     });
     expect(oracle.hits.filter((h) => h.runId === runId)).toHaveLength(1);
     // Exactly what the OpenAPI document promises (its objects allow no other property).

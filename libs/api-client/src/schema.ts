@@ -570,6 +570,7 @@ export interface components {
     };
     AuditEntry: {
       id: string;
+      /** Format: date-time */
       at: string;
       token: string;
       role: string;
@@ -583,13 +584,17 @@ export interface components {
       next_page_token?: string;
     };
     Cluster: {
-      now: number;
+      /** Format: date-time */
+      now: string;
       /** @description null: no scheduler holds the lease right now */
       leader: {
         instance: string;
         epoch: number;
-        /** @description When it was elected (absent until its scheduler announced it) */
-        since?: number;
+        /**
+         * Format: date-time
+         * @description When it was elected (absent until its scheduler announced it)
+         */
+        since?: string;
         leaseExpiresInMs: number;
       } | null;
       schedulers: {
@@ -597,8 +602,10 @@ export interface components {
         version: string;
         pid: number;
         hostname: string;
-        startedAt: number;
-        heartbeatAt: number;
+        /** Format: date-time */
+        startedAt: string;
+        /** Format: date-time */
+        heartbeatAt: string;
         leader: boolean;
       }[];
       workers: {
@@ -606,8 +613,10 @@ export interface components {
         version: string;
         pid: number;
         hostname: string;
-        startedAt: number;
-        heartbeatAt: number;
+        /** Format: date-time */
+        startedAt: string;
+        /** Format: date-time */
+        heartbeatAt: string;
         draining: boolean;
         queues: {
           name: string;
@@ -620,18 +629,22 @@ export interface components {
         version: string;
         pid: number;
         hostname: string;
-        startedAt: number;
-        heartbeatAt: number;
+        /** Format: date-time */
+        startedAt: string;
+        /** Format: date-time */
+        heartbeatAt: string;
         /** @description The process that answered */
         self: boolean;
       }[];
     };
     Plan: {
-      now: number;
+      /** Format: date-time */
+      now: string;
       fires: {
         routine: string;
         queue: string;
-        slot: number;
+        /** Format: date-time */
+        slot: string;
         /** @enum {string} */
         source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
         runId: string;
@@ -639,7 +652,8 @@ export interface components {
       }[];
       skips: {
         routine: string;
-        slot: number;
+        /** Format: date-time */
+        slot: string;
         /** @enum {string} */
         reason:
           | 'catch-up-skip'
@@ -670,15 +684,70 @@ export interface components {
             };
         /** @description paused, queue-paused, ceiling-reached, no-workers, backing-off, not-yet-due, disabled, parked, overlap, queue-unknown */
         reason: string;
-        until?: number;
+        /** Format: date-time */
+        until?: string;
         detail?: string;
       }[];
       upcoming: {
         routine: string;
-        at: number;
+        /** Format: date-time */
+        at: string;
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
+    };
+    RunAttempt: {
+      attempt: number;
+      /** @enum {string} */
+      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
+      message: string;
+      stack?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      failedAt: string;
+      worker?: string;
+    };
+    Run: {
+      id: string;
+      routine: string | null;
+      jobType: string;
+      queue: string;
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+      scheduledFor: string | null;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      attempt: number;
+      maxAttempts: number;
+      priority?: number;
+      payload?: unknown;
+      error?: {
+        message: string;
+        stack?: string;
+        permanent?: boolean;
+      };
+      errors?: components['schemas']['RunAttempt'][];
+      result?: unknown;
+      progress?: unknown;
+      worker?: string;
+      createdBy?: string;
+      reason?: string;
+      replayOf?: string;
+      replayedAs?: string;
+      key?: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** Format: date-time */
+      queuedAt?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      finishedAt?: string;
+      /** Format: date-time */
+      nextAttemptAt?: string;
     };
     QueuePolicy: {
       name: string;
@@ -719,7 +788,8 @@ export interface components {
       name: string;
       /** @enum {string} */
       origin: 'file' | 'api';
-      updatedAt: number;
+      /** Format: date-time */
+      updatedAt: string;
       policy: components['schemas']['QueuePolicy'];
       paused: boolean;
       counts: {
@@ -733,56 +803,12 @@ export interface components {
         instanceId: string;
         concurrency: number;
         draining: boolean;
-        heartbeatAt: number;
+        /** Format: date-time */
+        heartbeatAt: string;
       }[];
     };
-    AttemptError: {
-      attempt: number;
-      /** @enum {string} */
-      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
-      message: string;
-      stack?: string;
-      startedAt?: number;
-      failedAt: number;
-      worker?: string;
-    };
-    ParkedRun: {
-      id: string;
-      routine: string | null;
-      jobType: string;
-      queue: string;
-      /** @enum {string} */
-      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
-      scheduledFor: number | null;
-      /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
-      attempt: number;
-      maxAttempts: number;
-      priority?: number;
-      payload?: unknown;
-      error?: {
-        message: string;
-        stack?: string;
-        permanent?: boolean;
-      };
-      result?: unknown;
-      progress?: unknown;
-      worker?: string;
-      createdBy?: string;
-      reason?: string;
-      createdAt: number;
-      updatedAt: number;
-      queuedAt?: number;
-      startedAt?: number;
-      finishedAt?: number;
-      nextAttemptAt?: number;
-      errors: components['schemas']['AttemptError'][];
-      replayOf?: string;
-      replayedAs?: string;
-      key?: string;
-    };
     ParkedPage: {
-      items: components['schemas']['ParkedRun'][];
+      items: components['schemas']['Run'][];
       next_page_token?: string;
     };
     Operation: {
@@ -796,7 +822,9 @@ export interface components {
         jobType?: string;
         routine?: string;
         error?: string;
+        /** Format: date-time */
         before?: string;
+        /** Format: date-time */
         after?: string;
       };
       ratePerSecond: number;
@@ -807,9 +835,12 @@ export interface components {
       error?: string;
       by: string;
       instance: string;
-      startedAt: number;
-      heartbeatAt: number;
-      finishedAt?: number;
+      /** Format: date-time */
+      startedAt: string;
+      /** Format: date-time */
+      heartbeatAt: string;
+      /** Format: date-time */
+      finishedAt?: string;
     };
     OperationStarted: {
       operationId: string;
@@ -921,7 +952,7 @@ export interface components {
       id: string;
       /** @enum {string} */
       status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
-      /** @description ISO 8601 instant (UTC) */
+      /** Format: date-time */
       at: string;
       scheduledFor: string | null;
     };
@@ -933,7 +964,7 @@ export interface components {
       drifted: boolean;
       drift: {
         by?: string;
-        /** @description ISO 8601 instant (UTC) */
+        /** Format: date-time */
         at: string;
       } | null;
       version: number;
@@ -941,18 +972,18 @@ export interface components {
       status: 'active' | 'paused' | 'archived';
       disabledReason: string | null;
       pause: {
-        /** @description ISO 8601 instant (UTC) */
+        /** Format: date-time */
         at: string;
         by?: string;
         note?: string;
-        /** @description ISO 8601 instant (UTC) */
+        /** Format: date-time */
         until?: string;
       } | null;
       nextFireAt: string | null;
       lastRun: components['schemas']['RoutineLastRun'] | null;
-      /** @description ISO 8601 instant (UTC) */
+      /** Format: date-time */
       createdAt: string;
-      /** @description ISO 8601 instant (UTC) */
+      /** Format: date-time */
       updatedAt: string;
       createdBy?: string;
       updatedBy?: string;
@@ -961,33 +992,15 @@ export interface components {
       items: components['schemas']['Routine'][];
       next_page_token?: string;
     };
-    RoutineRunSummary: {
-      id: string;
-      /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
-      /** @enum {string} */
-      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
-      queue: string;
-      jobType: string;
-      scheduledFor: string | null;
-      attempt: number;
-      maxAttempts: number;
-      reason?: string;
-      createdBy?: string;
-      worker?: string;
-      /** @description ISO 8601 instant (UTC) */
-      createdAt: string;
-      /** @description ISO 8601 instant (UTC) */
-      startedAt?: string;
-      /** @description ISO 8601 instant (UTC) */
-      finishedAt?: string;
+    RoutineRunPage: {
+      items: components['schemas']['Run'][];
     };
     RoutinePreview: {
       routine: string;
       tz: string;
       paused: boolean;
       items: {
-        /** @description ISO 8601 instant (UTC) */
+        /** Format: date-time */
         at: string;
         /** @description local time with its UTC offset */
         local: string;
@@ -998,9 +1011,9 @@ export interface components {
     RoutineStats: {
       routine: string;
       window: string;
-      /** @description ISO 8601 instant (UTC) */
+      /** Format: date-time */
       from: string;
-      /** @description ISO 8601 instant (UTC) */
+      /** Format: date-time */
       to: string;
       counts: {
         succeeded: number;
@@ -1045,64 +1058,8 @@ export interface components {
         unchanged: string[];
       };
     };
-    RoutineRunPage: {
-      items: components['schemas']['RoutineRunSummary'][];
-    };
     EnqueuedJob: {
       runId: string;
-    };
-    RunAttempt: {
-      attempt: number;
-      /** @enum {string} */
-      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
-      message: string;
-      stack?: string;
-      /** Format: date-time */
-      startedAt?: string;
-      /** Format: date-time */
-      failedAt: string;
-      worker?: string;
-    };
-    Run: {
-      id: string;
-      routine: string | null;
-      jobType: string;
-      queue: string;
-      /** @enum {string} */
-      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
-      scheduledFor: string | null;
-      /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
-      attempt: number;
-      maxAttempts: number;
-      priority?: number;
-      payload?: unknown;
-      error?: {
-        message: string;
-        stack?: string;
-        permanent?: boolean;
-      };
-      errors?: components['schemas']['RunAttempt'][];
-      result?: unknown;
-      progress?: unknown;
-      worker?: string;
-      createdBy?: string;
-      reason?: string;
-      replayOf?: string;
-      replayedAs?: string;
-      key?: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** Format: date-time */
-      queuedAt?: string;
-      /** Format: date-time */
-      startedAt?: string;
-      /** Format: date-time */
-      finishedAt?: string;
-      /** Format: date-time */
-      nextAttemptAt?: string;
     };
     RunPage: {
       items: components['schemas']['Run'][];

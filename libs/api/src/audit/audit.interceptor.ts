@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { catchError, concatMap, from, map, type Observable } from 'rxjs';
 import { Clock } from '@drover/redis';
 import type { AuthenticatedRequest } from '../auth/principal';
+import { isoOf } from '../http/api-time';
 import { mapError } from '../http/error-mapping';
 import { ROUTE_SPEC, successStatus, type RouteSpec } from '../http/route-spec';
 import { AuditLog } from './audit-log';
@@ -25,7 +26,7 @@ export function auditCall(
 ): Promise<void> {
   return audit
     .record({
-      at: new Date(clock.now()).toISOString(),
+      at: isoOf(clock.now()),
       token: req.principal?.name ?? 'anonymous',
       role: req.principal?.role ?? '-',
       action: spec?.operationId ?? `${req.method} ${req.path}`,

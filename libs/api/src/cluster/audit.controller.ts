@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { AuditLog } from '../audit/audit-log';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoSchema } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 
@@ -9,7 +10,7 @@ const AuditEntrySchema = named(
   'AuditEntry',
   z.object({
     id: z.string(),
-    at: z.string(),
+    at: isoSchema,
     token: z.string(),
     role: z.string(),
     action: z.string(),

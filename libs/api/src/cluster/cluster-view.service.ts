@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { ProcessCatalog, WorkerCatalog, type ProcessEntry } from '@drover/store';
+import { isoOf, optIso } from '../http/api-time';
 import { ApiPresence } from './api-presence.service';
 
 /** The leader lease's value: `<instance>|<nonce>|<epoch>` (see the scheduler's LeaderElector). */
@@ -17,8 +18,8 @@ const processView = ({ instanceId, version, pid, hostname, startedAt, heartbeatA
   version,
   pid,
   hostname,
-  startedAt,
-  heartbeatAt,
+  startedAt: isoOf(startedAt),
+  heartbeatAt: isoOf(heartbeatAt),
 });
 
 /**
@@ -50,12 +51,12 @@ export class ClusterView {
     const leaderEntry = held && schedulers.find((s) => s.instanceId === held.instance && s.nonce === held.nonce);
     const since = leaderEntry?.leader?.epoch === held?.epoch ? leaderEntry?.leader?.since : undefined;
     return {
-      now: this.clock.now(),
+      now: isoOf(this.clock.now()),
       leader: held
         ? {
             instance: held.instance,
             epoch: held.epoch,
-            ...(since !== undefined && { since }),
+            ...optIso('since', since),
             leaseExpiresInMs: Math.max(0, ttl),
           }
         : null,
@@ -68,8 +69,8 @@ export class ClusterView {
         version: w.version,
         pid: w.pid,
         hostname: w.hostname,
-        startedAt: w.startedAt,
-        heartbeatAt: w.heartbeatAt,
+        startedAt: isoOf(w.startedAt),
+        heartbeatAt: isoOf(w.heartbeatAt),
         draining: w.draining,
         queues: w.queues,
         jobTypes: w.jobTypes,

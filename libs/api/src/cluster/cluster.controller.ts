@@ -1,29 +1,29 @@
 import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiRoute } from '../http/api-route.decorator';
+import { isoSchema as iso } from '../http/api-time';
 import { route } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { ClusterView } from './cluster-view.service';
 
-const epochMs = z.number().int();
 const processFields = {
   instanceId: z.string(),
   version: z.string(),
   pid: z.number().int(),
   hostname: z.string(),
-  startedAt: epochMs,
-  heartbeatAt: epochMs,
+  startedAt: iso,
+  heartbeatAt: iso,
 };
 
 const ClusterSchema = named(
   'Cluster',
   z.object({
-    now: epochMs,
+    now: iso,
     leader: z
       .object({
         instance: z.string(),
         epoch: z.number().int(),
-        since: epochMs.optional().describe('When it was elected (absent until its scheduler announced it)'),
+        since: iso.optional().describe('When it was elected (absent until its scheduler announced it)'),
         leaseExpiresInMs: z.number().int(),
       })
       .nullable()
@@ -39,8 +39,7 @@ const ClusterSchema = named(
     ),
     apis: z.array(z.object({ ...processFields, self: z.boolean().describe('The process that answered') })),
   }),
-  'Every live process of the cluster (times are epoch ms); a process that stops refreshing its entry ' +
-    'disappears within 15 s.',
+  'Every live process of the cluster; a process that stops refreshing its entry ' + 'disappears within 15 s.',
 );
 
 const getCluster = route({

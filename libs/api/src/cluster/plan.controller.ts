@@ -1,28 +1,27 @@
 import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { RUN_SOURCES, SKIP_REASONS } from '@drover/core';
-import { PlanService } from '@drover/store';
+import { PlanService, type ClusterPlan } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
-
-const epochMs = z.number().int();
 
 const PlanSchema = named(
   'Plan',
   z.object({
-    now: epochMs,
+    now: iso,
     fires: z.array(
       z.object({
         routine: z.string(),
         queue: z.string(),
-        slot: epochMs,
+        slot: iso,
         source: z.enum(RUN_SOURCES),
         runId: z.string(),
         cancel: z.array(z.string()),
       }),
     ),
-    skips: z.array(z.object({ routine: z.string(), slot: epochMs, reason: z.enum(SKIP_REASONS) })),
+    skips: z.array(z.object({ routine: z.string(), slot: iso, reason: z.enum(SKIP_REASONS) })),
     starts: z.array(
       z.object({ runId: z.string(), queue: z.string(), routine: z.string().nullable(), fromFire: z.boolean() }),
     ),
@@ -37,16 +36,16 @@ const PlanSchema = named(
           .describe(
             'paused, queue-paused, ceiling-reached, no-workers, backing-off, not-yet-due, disabled, parked, overlap, queue-unknown',
           ),
-        until: epochMs.optional(),
+        until: iso.optional(),
         detail: z.string().optional(),
       }),
     ),
-    upcoming: z.array(z.object({ routine: z.string(), at: epochMs })),
+    upcoming: z.array(z.object({ routine: z.string(), at: iso })),
     truncated: z
       .array(z.string())
       .describe('Queues with more waiting runs than were read: their part of the plan covers the first ones only'),
   }),
-  'The read-only plan at `now` (epoch ms): what fires, what is skipped, what would be leased next, and why ' +
+  'The read-only plan at `now`: what fires, what is skipped, what would be leased next, and why ' +
     'everything else waits. Computed from the live state; changes nothing.',
 );
 
@@ -70,12 +69,27 @@ const getPlan = route({
   responses: { 200: { description: 'The plan', schema: PlanSchema } },
 });
 
+/** The plan with its instants as ISO 8601 (the store's plan keeps epoch ms). Pure. */
+export function planAnswer(p: ClusterPlan): z.output<typeof PlanSchema> {
+  return {
+    now: isoOf(p.now),
+    fires: p.fires.map((f) => ({ ...f, slot: isoOf(f.slot) })),
+    skips: p.skips.map((s) => ({ ...s, slot: isoOf(s.slot) })),
+    starts: p.starts,
+    waiting: p.waiting.map(({ until, ...w }) => ({ ...w, ...optIso('until', until) })),
+    upcoming: p.upcoming.map((u) => ({ ...u, at: isoOf(u.at) })),
+    truncated: p.truncated,
+  };
+}
+
 @Controller('api/v1')
 export class PlanController {
   constructor(private readonly plans: PlanService) {}
 
   @ApiRoute(getPlan)
-  get(@In() { query }: RouteInput<typeof getPlan>) {
-    return this.plans.plan({ runsPerQueue: query.runs_per_queue, parkedPerQueue: query.parked_per_queue });
+  async get(@In() { query }: RouteInput<typeof getPlan>) {
+    return planAnswer(
+      await this.plans.plan({ runsPerQueue: query.runs_per_queue, parkedPerQueue: query.parked_per_queue }),
+    );
   }
 }

@@ -12,8 +12,8 @@ export interface ApiEvent {
   action: string;
   /** The run id, routine name, queue name or operation id. */
   id: string;
-  /** Epoch ms (cluster clock). */
-  at: number;
+  /** When (cluster clock), ISO 8601 UTC like every instant the API shows. */
+  at: string;
   data?: Record<string, unknown>;
 }
 

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { isCanceledMarker, QueueRegistry, RoutineStore, RunStore } from '@drover/store';
 import { Clock, RedisConnections, type RedisClient } from '@drover/redis';
 import type { RunStatus } from '@drover/core';
+import { isoOf } from '../http/api-time';
 import { ApiEvents } from './api-events';
 import { QueueEventHub, type QueueEvent } from './queue-event-hub';
 import { RecentStatuses } from './recent-statuses';
@@ -79,7 +80,7 @@ export class ClusterEventFeed implements OnApplicationShutdown {
   }
 
   private emit(kind: 'run' | 'routine' | 'queue', action: string, id: string, data?: Record<string, unknown>): void {
-    this.events.emitLocal({ kind, action, id, at: this.clock.now(), ...(data && { data }) });
+    this.events.emitLocal({ kind, action, id, at: isoOf(this.clock.now()), ...(data && { data }) });
   }
 
   private async onQueueEvent(e: QueueEvent): Promise<void> {

@@ -5,12 +5,17 @@ const run = (queue: string): ApiEvent => ({
   kind: 'run',
   action: 'status',
   id: 'r1',
-  at: 1,
+  at: '2026-11-22T19:40:00.000Z',
   data: { queue, status: 'queued' },
 });
-const routine: ApiEvent = { kind: 'routine', action: 'changed', id: 'nightly', at: 1 };
-const paused = (queue: string): ApiEvent => ({ kind: 'queue', action: 'paused', id: queue, at: 1 });
-const policies: ApiEvent = { kind: 'queue', action: 'changed', id: '*', at: 1 };
+const routine: ApiEvent = { kind: 'routine', action: 'changed', id: 'nightly', at: '2026-11-22T19:40:00.000Z' };
+const paused = (queue: string): ApiEvent => ({
+  kind: 'queue',
+  action: 'paused',
+  id: queue,
+  at: '2026-11-22T19:40:00.000Z',
+});
+const policies: ApiEvent = { kind: 'queue', action: 'changed', id: '*', at: '2026-11-22T19:40:00.000Z' };
 
 describe('event filter', () => {
   it('passes every kind by default', () => {

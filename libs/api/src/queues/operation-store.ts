@@ -6,7 +6,7 @@ export type OperationKind = 'replay' | 'purge';
 /** `abandoned` is never stored: it is how a `running` operation reads once its heartbeat is stale. */
 export type OperationStatus = 'running' | 'done' | 'failed' | 'abandoned';
 
-/** A bulk operation on a queue's parked area, as GET /operations/{id} shows it. Times are epoch ms. */
+/** A bulk operation on a queue's parked area. Times are epoch ms (GET /operations/{id} shows them as ISO 8601). */
 export interface Operation {
   id: string;
   kind: OperationKind;

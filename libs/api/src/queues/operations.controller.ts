@@ -2,9 +2,11 @@ import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { Clock } from '@drover/redis';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoOf, optIso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { OperationStore } from './operation-store';
+import { parkedFilterAnswer } from './parked-filter';
 import { OperationSchema } from './queue-schemas';
 
 const getOperation = route({
@@ -32,6 +34,13 @@ export class OperationsController {
   async get(@In() { params }: RouteInput<typeof getOperation>) {
     const op = await this.store.get(params.id, this.clock.now());
     if (!op) throw new ProblemError(404, `no operation "${params.id}" (operations are kept for a day after they end)`);
-    return op;
+    const { filter, startedAt, heartbeatAt, finishedAt, ...rest } = op;
+    return {
+      ...rest,
+      filter: parkedFilterAnswer(filter),
+      startedAt: isoOf(startedAt),
+      heartbeatAt: isoOf(heartbeatAt),
+      ...optIso('finishedAt', finishedAt),
+    };
   }
 }

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { nameSchema, parseIsoInstant } from '@drover/core';
 import type { ParkedRun } from '@drover/store';
-
-const instant = z.string().refine((s) => parseIsoInstant(s) !== undefined, {
-  message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
-});
+import { isoInstantInput as instant, utcOf } from '../http/api-time';
 
 /**
  * Which parked runs an operation or a listing concerns; every given field must hold. `error` is
@@ -25,6 +22,15 @@ export const parkedFilterSchema = z
   });
 
 export type ParkedFilterInput = z.output<typeof parkedFilterSchema>;
+
+/** The filter as answers show it (an operation's): its instants in UTC, whatever offset they were given in. */
+export function parkedFilterAnswer(input: ParkedFilterInput): ParkedFilterInput {
+  return {
+    ...input,
+    ...(input.before && { before: utcOf(input.before) }),
+    ...(input.after && { after: utcOf(input.after) }),
+  };
+}
 
 /** A filter ready to match: instants as epoch ms, the error text lowercased. */
 export interface ParkedFilter {

@@ -4,6 +4,7 @@ import { AppConfig } from '@drover/config';
 import { Clock } from '@drover/redis';
 import { NotParkedError, RunStore } from '@drover/store';
 import { ApiEvents } from '../events/api-events';
+import { isoOf } from '../http/api-time';
 import { OPERATION_HEARTBEAT_MS, OperationStore, type Operation, type OperationKind } from './operation-store';
 import { compileParkedFilter, type ParkedFilterInput } from './parked-filter';
 import { matchingParkedIds } from './parked-scan';
@@ -143,7 +144,7 @@ export class ParkedOperations implements OnApplicationShutdown {
       kind: 'operation',
       action,
       id: op.id,
-      at: this.clock.now(),
+      at: isoOf(this.clock.now()),
       data: {
         kind: op.kind,
         queue: op.queue,

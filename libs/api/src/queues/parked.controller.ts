@@ -8,6 +8,7 @@ import { ApiRoute, In } from '../http/api-route.decorator';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
+import { toApiRun } from '../runs/run-schema';
 import { BULK_RATES, ParkedOperations } from './parked-operations.service';
 import { compileParkedFilter, parkedFilterSchema } from './parked-filter';
 import { decodeParkedToken, encodeParkedToken, pageOfParked } from './parked-scan';
@@ -149,7 +150,7 @@ export class ParkedController {
       size: query.page_size,
       maxScan: Math.max(MAX_SCAN_PER_PAGE, query.page_size),
     });
-    return { items: page.runs, ...(page.next && { next_page_token: encodeParkedToken(page.next) }) };
+    return { items: page.runs.map(toApiRun), ...(page.next && { next_page_token: encodeParkedToken(page.next) }) };
   }
 
   @ApiRoute(replayParked)

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { queueSchema, runSchema } from '@drover/core';
+import { queueSchema } from '@drover/core';
+import { isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
+import { RunSchema } from '../runs/run-schema';
 import { parkedFilterSchema } from './parked-filter';
-
-const epochMs = z.number().int();
 
 export const QueuePolicySchema = named(
   'QueuePolicy',
@@ -16,7 +16,7 @@ export const QueueSchema = named(
   z.object({
     name: z.string(),
     origin: z.enum(['file', 'api']),
-    updatedAt: epochMs,
+    updatedAt: iso,
     policy: QueuePolicySchema,
     paused: z.boolean(),
     counts: z.object({
@@ -31,41 +31,17 @@ export const QueueSchema = named(
         instanceId: z.string(),
         concurrency: z.number().int(),
         draining: z.boolean(),
-        heartbeatAt: epochMs,
+        heartbeatAt: iso,
       }),
     ),
   }),
   'A queue: its policy, whether it hands out runs, how many runs are in each state, who consumes it.',
 );
 
-export const AttemptSchema = named(
-  'AttemptError',
-  z.object({
-    attempt: z.number().int(),
-    kind: z.enum(['error', 'timeout', 'lease-expired', 'permanent', 'invalid-payload']),
-    message: z.string(),
-    stack: z.string().optional(),
-    startedAt: epochMs.optional(),
-    failedAt: epochMs,
-    worker: z.string().optional(),
-  }),
-);
-
-export const ParkedRunSchema = named(
-  'ParkedRun',
-  runSchema.extend({
-    scheduledFor: epochMs.nullable(),
-    errors: z.array(AttemptSchema),
-    replayOf: z.string().optional(),
-    replayedAs: z.string().optional(),
-    key: z.string().optional(),
-  }),
-  'A parked run with every failed attempt (times are epoch ms).',
-);
-
 export const ParkedPageSchema = named(
   'ParkedPage',
-  z.object({ items: z.array(ParkedRunSchema), next_page_token: z.string().optional() }),
+  z.object({ items: z.array(RunSchema), next_page_token: z.string().optional() }),
+  'A page of parked runs (each a `Run` whose `errors` holds every failed attempt), newest parked first.',
 );
 
 export const OperationSchema = named(
@@ -84,9 +60,9 @@ export const OperationSchema = named(
     error: z.string().optional(),
     by: z.string(),
     instance: z.string(),
-    startedAt: epochMs,
-    heartbeatAt: epochMs,
-    finishedAt: epochMs.optional(),
+    startedAt: iso,
+    heartbeatAt: iso,
+    finishedAt: iso.optional(),
   }),
   'A bulk replay or purge of parked runs. `done` counts every handled run (skipped and failed included); ' +
     '`abandoned`: still marked running, but its api process stopped refreshing it.',

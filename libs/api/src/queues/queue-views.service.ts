@@ -11,6 +11,7 @@ import {
   type WorkerCatalogEntry,
 } from '@drover/store';
 import type { z } from 'zod';
+import { isoOf } from '../http/api-time';
 import type { QueueSchema } from './queue-schemas';
 
 export type QueueView = z.output<typeof QueueSchema>;
@@ -55,7 +56,7 @@ export class QueueViews {
     return {
       name,
       origin: record.origin,
-      updatedAt: record.updatedAt,
+      updatedAt: isoOf(record.updatedAt),
       policy: record.def,
       paused,
       counts: {
@@ -69,7 +70,7 @@ export class QueueViews {
         instanceId: w.instanceId,
         concurrency: w.queues.find((q) => q.name === name)!.concurrency,
         draining: w.draining,
-        heartbeatAt: w.heartbeatAt,
+        heartbeatAt: isoOf(w.heartbeatAt),
       })),
     };
   }

@@ -4,6 +4,7 @@ import { nameSchema } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { ApiEvents } from '../events/api-events';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoOf } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { QueueSchema } from './queue-schemas';
@@ -87,7 +88,12 @@ export class QueuesController {
 
   private async setPaused(name: string, paused: boolean) {
     const view = await this.queues.setPaused(name, paused);
-    await this.events.publish({ kind: 'queue', action: paused ? 'paused' : 'resumed', id: name, at: this.clock.now() });
+    await this.events.publish({
+      kind: 'queue',
+      action: paused ? 'paused' : 'resumed',
+      id: name,
+      at: isoOf(this.clock.now()),
+    });
     return view;
   }
 }

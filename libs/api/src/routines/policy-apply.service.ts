@@ -5,6 +5,7 @@ import { parseBundle, type Bundle } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { QueueRegistry, RoutineStore, type ApplyDiff } from '@drover/store';
 import { ApiEvents } from '../events/api-events';
+import { isoOf } from '../http/api-time';
 import { fieldErrorsOfMessages } from '../http/field-errors';
 import { ProblemError } from '../http/problem';
 
@@ -58,7 +59,7 @@ export class PolicyApply {
         kind: 'routine',
         action: 'applied',
         id: '*',
-        at: now,
+        at: isoOf(now),
         data: { created: diff.created, updated: diff.updated, removed: diff.removed },
       });
     }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseIsoInstant, pauseRequestSchema } from '@drover/core';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoInstantInput, isoOf } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { Clock } from '@drover/redis';
@@ -13,10 +14,6 @@ import { BackfillSchema, nameParams, RoutineSchema, TriggerSchema } from './rout
 import { RoutinesService } from './routines.service';
 
 type Req_ = Request & AuthenticatedRequest;
-
-const instant = z.string().refine((s) => parseIsoInstant(s) !== undefined, {
-  message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
-});
 
 const pauseRoutine = route({
   operationId: 'pauseRoutine',
@@ -68,7 +65,7 @@ const backfillRoutine = route({
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  body: z.strictObject({ from: instant, to: instant }),
+  body: z.strictObject({ from: isoInstantInput, to: isoInstantInput }),
   responses: {
     200: { description: 'Nothing new: every slot had its run already', schema: BackfillSchema },
     201: { description: 'Runs created', schema: BackfillSchema },
@@ -122,7 +119,7 @@ export class RoutineActionsController {
     const to = parseIsoInstant(body.to)!;
     const now = this.clock.now();
     if (to <= from) throw field('body.to', `must be after from (${body.from})`);
-    if (to > now) throw field('body.to', `must not be in the future (now is ${new Date(now).toISOString()})`);
+    if (to > now) throw field('body.to', `must not be in the future (now is ${isoOf(now)})`);
     const rec = await this.routines.require(params.name);
     const result = await this.backfills.backfill(rec.def, from, to, req.principal!);
     res.status(result.created.length > 0 ? 201 : 200);

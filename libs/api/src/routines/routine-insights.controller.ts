@@ -12,11 +12,12 @@ import {
 import { Clock } from '@drover/redis';
 import { RoutineStatsStore, RunStore } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
+import { isoInstantInput, isoOf } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
-import { nameParams, PreviewSchema, RunSummarySchema, StatsSchema } from './routine-schemas';
-import { lastRunOf, runSummary } from './routine-view';
+import { toApiRun } from '../runs/run-schema';
+import { nameParams, PreviewSchema, RoutineRunPageSchema, StatsSchema } from './routine-schemas';
+import { lastRunOf } from './routine-view';
 import { RoutinesService } from './routines.service';
-import { named } from '../openapi/api-schemas';
 
 const previewRoutine = route({
   operationId: 'previewRoutine',
@@ -28,12 +29,7 @@ const previewRoutine = route({
   params: nameParams,
   query: z.strictObject({
     count: z.coerce.number().int().min(1).max(100).default(10),
-    from: z
-      .string()
-      .refine((s) => parseIsoInstant(s) !== undefined, {
-        message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
-      })
-      .optional(),
+    from: isoInstantInput.optional(),
   }),
   responses: { 200: { description: 'Fire times after `from` (default now)', schema: PreviewSchema } },
 });
@@ -51,10 +47,7 @@ const listRoutineRuns = route({
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
   }),
   responses: {
-    200: {
-      description: 'Runs',
-      schema: named('RoutineRunPage', z.object({ items: z.array(RunSummarySchema) })),
-    },
+    200: { description: 'Runs', schema: RoutineRunPageSchema },
   },
 });
 
@@ -99,7 +92,7 @@ export class RoutineInsightsController {
       tz: trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC',
       paused: rec.def.status !== 'active',
       items: previewFires(trigger, from, query.count).map((f) => ({
-        at: new Date(f.at).toISOString(),
+        at: isoOf(f.at),
         local: f.local,
         ...(f.dst && { dst: f.dst }),
       })),
@@ -110,7 +103,7 @@ export class RoutineInsightsController {
   async listRuns(@In() { params, query }: RouteInput<typeof listRoutineRuns>) {
     await this.routines.require(params.name);
     const runs = await this.runs.listByRoutine(params.name, { limit: query.page_size, status: query.status });
-    return { items: runs.map(runSummary) };
+    return { items: runs.map(toApiRun) };
   }
 
   @ApiRoute(routineStats)
@@ -125,8 +118,8 @@ export class RoutineInsightsController {
     return {
       routine: params.name,
       window: query.window,
-      from: new Date(merged.from).toISOString(),
-      to: new Date(now).toISOString(),
+      from: isoOf(merged.from),
+      to: isoOf(now),
       counts: merged.counts,
       total: STATS_STATUSES.reduce((n, s) => n + merged.counts[s], 0),
       successRatio: successRatio(merged.counts),

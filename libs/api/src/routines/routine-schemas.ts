@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { nameSchema, routineSchema, RUN_SOURCES, RUN_STATUSES, STATS_STATUSES } from '@drover/core';
+import { nameSchema, routineSchema, RUN_STATUSES, STATS_STATUSES } from '@drover/core';
+import { isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
-
-const iso = z.string().describe('ISO 8601 instant (UTC)');
+import { RunSchema } from '../runs/run-schema';
 
 /** A routine's definition as core validates it (every default filled in). */
 export const RoutineDefinitionSchema = named('RoutineDefinition', routineSchema());
@@ -51,25 +51,8 @@ export const RoutinePageSchema = named(
   z.object({ items: z.array(RoutineSchema), next_page_token: z.string().optional() }),
 );
 
-export const RunSummarySchema = named(
-  'RoutineRunSummary',
-  z.object({
-    id: z.string(),
-    status: z.enum(RUN_STATUSES),
-    source: z.enum(RUN_SOURCES),
-    queue: z.string(),
-    jobType: z.string(),
-    scheduledFor: iso.nullable(),
-    attempt: z.number().int(),
-    maxAttempts: z.number().int(),
-    reason: z.string().optional(),
-    createdBy: z.string().optional(),
-    worker: z.string().optional(),
-    createdAt: iso,
-    startedAt: iso.optional(),
-    finishedAt: iso.optional(),
-  }),
-);
+/** A routine's runs: the same `Run` as everywhere else in the API. */
+export const RoutineRunPageSchema = named('RoutineRunPage', z.object({ items: z.array(RunSchema) }));
 
 export const PreviewSchema = named(
   'RoutinePreview',

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { nextFire } from '@drover/core';
 import type { RoutineRecord, RoutineState, RunView } from '@drover/store';
-import type { LastRunSchema, RoutineSchema, RunSummarySchema } from './routine-schemas';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { isoOf as iso } from '../http/api-time';
+import type { LastRunSchema, RoutineSchema } from './routine-schemas';
 
 export type RoutineAnswer = z.output<typeof RoutineSchema>;
 export type LastRunAnswer = z.output<typeof LastRunSchema>;
@@ -57,24 +56,5 @@ export function routineView(
     updatedAt: iso(rec.updatedAt),
     ...(rec.createdBy !== undefined && { createdBy: rec.createdBy }),
     ...(rec.updatedBy !== undefined && { updatedBy: rec.updatedBy }),
-  };
-}
-
-export function runSummary(run: RunView): z.output<typeof RunSummarySchema> {
-  return {
-    id: run.id,
-    status: run.status,
-    source: run.source,
-    queue: run.queue,
-    jobType: run.jobType,
-    scheduledFor: run.scheduledFor === null ? null : iso(run.scheduledFor),
-    attempt: run.attempt,
-    maxAttempts: run.maxAttempts,
-    ...(run.reason !== undefined && { reason: run.reason }),
-    ...(run.createdBy !== undefined && { createdBy: run.createdBy }),
-    ...(run.worker !== undefined && { worker: run.worker }),
-    createdAt: iso(run.createdAt),
-    ...(run.startedAt !== undefined && { startedAt: iso(run.startedAt) }),
-    ...(run.finishedAt !== undefined && { finishedAt: iso(run.finishedAt) }),
   };
 }

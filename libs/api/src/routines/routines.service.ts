@@ -14,6 +14,7 @@ import {
   type RoutineRecord,
 } from '@drover/store';
 import { ApiEvents } from '../events/api-events';
+import { isoOf } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import type { Principal } from '../auth/principal';
 import { applyMergePatch } from './merge-patch';
@@ -149,7 +150,7 @@ export class RoutinesService {
         { path: 'body.until', message: res.error },
       ]);
     const rec = await this.routines.pause(name, res.pause, now, { by: who.name });
-    await this.publish('paused', name, { ...(res.pause.until && { until: res.pause.until }) });
+    await this.publish('paused', name, { ...(res.pause.until && { until: isoOf(res.pause.until) }) });
     return this.view(name, rec);
   }
 
@@ -172,6 +173,12 @@ export class RoutinesService {
   }
 
   private publish(action: string, name: string, data?: Record<string, unknown>): Promise<void> {
-    return this.events.publish({ kind: 'routine', action, id: name, at: this.clock.now(), ...(data && { data }) });
+    return this.events.publish({
+      kind: 'routine',
+      action,
+      id: name,
+      at: isoOf(this.clock.now()),
+      ...(data && { data }),
+    });
   }
 }

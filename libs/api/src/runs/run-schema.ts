@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { RUN_SOURCES, RUN_STATUSES } from '@drover/core';
 import type { AttemptRecord, RunView } from '@drover/store';
+import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
-
-const iso = z.string().meta({ format: 'date-time' });
 
 export const RunAttemptSchema = named(
   'RunAttempt',
@@ -57,11 +56,6 @@ export const RunSchema = named(
   'A run: one execution of a job (its status, attempts, errors with stacks, progress and times)',
 );
 export type ApiRun = z.infer<typeof RunSchema>;
-
-/** Run times are epoch ms from BullMQ; anything outside Date's range is shown as the epoch, never thrown. */
-const isoOf = (ms: number): string => new Date(Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : 0).toISOString();
-const optIso = <K extends string>(key: K, ms: number | undefined) =>
-  (ms === undefined ? {} : { [key]: isoOf(ms) }) as Partial<Record<K, string>>;
 
 function attemptOf(a: AttemptRecord): z.infer<typeof RunAttemptSchema> {
   return {
