@@ -109,5 +109,5 @@ describe('readiness without Redis', () => {
     } finally {
       expect(await app.stop('SIGTERM')).toBe(0);
     }
-  });
+  }, 30_000);
 });

@@ -3,6 +3,8 @@ import type { ProcessCatalog, ProcessEntry } from './process-catalog.store';
 /** How often a process refreshes its catalog entry, and how long the entry outlives a silent process. */
 export const PRESENCE_EVERY_MS = 5_000;
 export const PRESENCE_TTL_MS = PRESENCE_EVERY_MS * 3;
+/** How long a stopping process waits to remove its entry before leaving it to expire. */
+const REMOVE_DEADLINE_MS = 1_000;
 
 /**
  * Keeps one process's {@link ProcessCatalog} entry alive: writes it at start and every
@@ -42,8 +44,15 @@ export class ProcessPresence {
     clearInterval(this.timer);
     this.timer = undefined;
     // A beat still on its way would write the entry back after the removal.
-    await this.beating;
+    await Promise.race([this.beating, new Promise<void>((resolve) => setTimeout(resolve, REMOVE_DEADLINE_MS).unref())]);
     const { role, instanceId } = this.describe();
-    await this.catalog.remove(role, instanceId).catch((err: Error) => this.onError(err));
+    // The entry expires by itself within PRESENCE_TTL_MS: with Redis away, shutdown must not wait
+    // for the client's retries to give up (an api with nothing in flight exits at once).
+    let deadline: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.catalog.remove(role, instanceId).catch((err: Error) => this.onError(err)),
+      new Promise<void>((resolve) => (deadline = setTimeout(resolve, REMOVE_DEADLINE_MS))),
+    ]);
+    clearTimeout(deadline);
   }
 }
