@@ -104,6 +104,7 @@ describe('a live cluster scraped by Prometheus', () => {
       'drover_queue_jobs',
       'drover_queue_workers',
       'drover_queue_global_concurrency',
+      'drover_queue_concurrency',
     ]) {
       const exporters = await prom.query(`count by (instance) (${metric})`);
       expect({ metric, exporters: exporters.map((s) => s.metric.instance) }).toEqual({
@@ -119,6 +120,7 @@ describe('a live cluster scraped by Prometheus', () => {
     expect(await value('sum(drover_queue_workers)')).toBe(DEMO_QUEUES.length);
     for (const q of policy.queues) {
       expect(await value(`sum(drover_queue_global_concurrency{queue="${q.name}"})`)).toBe(q.globalConcurrency);
+      expect(await value(`sum(drover_queue_concurrency{queue="${q.name}"})`)).toBe(q.concurrency);
     }
   }, 40_000);
 

@@ -22,6 +22,7 @@ describe('/metrics of every app passes promtool check metrics', () => {
     'drover_runs_total{queue="slow",job_type="sleep",status="skipped"}',
     'drover_routines{status="active"}',
     'drover_queue_global_concurrency{queue="default"}',
+    'drover_queue_concurrency{queue="default"}',
     'drover_leader{',
   ];
   const worker = [

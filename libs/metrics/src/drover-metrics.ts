@@ -31,6 +31,7 @@ export class DroverMetrics {
   readonly watchdogRepairs: Counter;
   readonly queueWorkers: Gauge<'queue'>;
   readonly queueGlobalConcurrency: Gauge<'queue'>;
+  readonly queueConcurrency: Gauge<'queue'>;
   readonly apiRequests: Counter<'route' | 'method' | 'code'>;
   readonly apiRequestDuration: Histogram<'route' | 'method'>;
 
@@ -117,6 +118,13 @@ export class DroverMetrics {
     this.queueGlobalConcurrency = new Gauge({
       name: METRIC.queueGlobalConcurrency,
       help: 'Configured cluster-wide ceiling of running jobs per queue (0 = none); leader only.',
+      labelNames: ['queue'],
+      registers,
+    });
+    // The divisor of the autoscaling query (backlog per worker pod), so it follows the policy.
+    this.queueConcurrency = new Gauge({
+      name: METRIC.queueConcurrency,
+      help: 'Configured jobs one worker process runs at once per queue (policy concurrency); leader only.',
       labelNames: ['queue'],
       registers,
     });

@@ -17,6 +17,7 @@ export const METRIC = {
   watchdogRepairsTotal: 'drover_watchdog_repairs_total',
   queueWorkers: 'drover_queue_workers',
   queueGlobalConcurrency: 'drover_queue_global_concurrency',
+  queueConcurrency: 'drover_queue_concurrency',
   apiRequestsTotal: 'drover_api_requests_total',
   apiRequestDurationSeconds: 'drover_api_request_duration_seconds',
 } as const;

@@ -19,5 +19,6 @@ export async function exportQueueGauges(
     for (const state of QUEUE_COUNT_STATES) metrics.queueJobs.set({ queue: def.name, state }, counts[state]);
     metrics.queueWorkers.set({ queue: def.name }, workersConsuming(workers, def.name).length);
     metrics.queueGlobalConcurrency.set({ queue: def.name }, def.globalConcurrency ?? 0);
+    metrics.queueConcurrency.set({ queue: def.name }, def.concurrency);
   }
 }

@@ -162,6 +162,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.metrics.queueJobs.reset();
     this.metrics.queueWorkers.reset();
     this.metrics.queueGlobalConcurrency.reset();
+    this.metrics.queueConcurrency.reset();
   }
 
   private every(ms: number, step: () => Promise<void>): void {
