@@ -1,0 +1,202 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { stringify } from 'yaml';
+import {
+  startPrometheus,
+  startRedisServer,
+  waitFor,
+  waitForTargetsUp,
+  type PrometheusHandle,
+  type RedisServerHandle,
+} from '@drover/testing';
+import { APPS, appDeployment, render, type App, type K8sObject } from './support/k8s';
+import { KubeletContainer, type Termination } from './support/kubelet';
+
+/**
+ * The rendered dev overlay, run: its scheduler, worker and api containers started on this machine
+ * as the kubelet would start them (support/kubelet.ts says what stands in for the image, the volumes
+ * and the pod network), against a real Redis; probed with their own probes; scraped by a real
+ * Prometheus configured from the ServiceMonitor; loaded through the api with a real token from the
+ * Secret it mounts; and the prod overlay's KEDA query asked of that Prometheus. Then each pod is
+ * terminated as the kubelet does it and must exit 0 inside its grace period.
+ */
+const dev = render('dev');
+const prod = render('prod');
+
+interface ScaledObject {
+  metadata: { namespace: string };
+  spec: { triggers: { metadata: { query: string; threshold: string } }[] };
+}
+interface ServiceMonitor {
+  metadata: { name: string; namespace: string };
+  spec: { endpoints: { port: string; path: string }[] };
+}
+const scaledObject = prod.find((o) => o.kind === 'ScaledObject') as unknown as ScaledObject;
+const QUERY = scaledObject.spec.triggers[0]!.metadata.query;
+const monitor = dev.find((o) => o.kind === 'ServiceMonitor') as unknown as ServiceMonitor;
+
+/** The policy's `default` queue, as the pods read it from the drover-policy ConfigMap. */
+const CONCURRENCY = 5;
+const TOKEN = `k8s-${randomBytes(16).toString('hex')}`;
+/** What `kubectl create secret generic drover-api-tokens --from-file=tokens.yaml` would hold. */
+const SECRETS = {
+  'drover-api-tokens': {
+    'tokens.yaml': stringify({
+      tokens: [{ name: 'k8s-e2e', role: 'operator', sha256: createHash('sha256').update(TOKEN).digest('hex') }],
+    }),
+  },
+};
+
+describe('the dev overlay’s containers run as the kubelet would run them', () => {
+  let redis: RedisServerHandle;
+  let prom: PrometheusHandle;
+  const pods = new Map<App, KubeletContainer>();
+  const pod = (app: App) => pods.get(app)!;
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${pod('api').hostPort('http')}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json().catch(() => undefined)) as Record<string, unknown> };
+  };
+  const value = async (expr: string) => {
+    const result = await prom.query(expr);
+    return result.length === 1 ? Number(result[0]!.value[1]) : undefined;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedisServer({ appendOnly: true });
+    const objects: K8sObject[] = dev;
+    for (const app of APPS) {
+      pods.set(
+        app,
+        await KubeletContainer.start(appDeployment(objects, app), {
+          podName: `drover-${app}-7d9f8b6c5-${randomBytes(3).toString('hex')}`,
+          objects,
+          // The Service `redis` in the pod's namespace, i.e. this test's redis-server.
+          dns: { 'redis:6379': `127.0.0.1:${redis.port}` },
+          secrets: SECRETS,
+        }),
+      );
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([...pods.values()].map((p) => p.cleanup()));
+    await prom?.stop();
+    await redis?.stop();
+  }, 30_000);
+
+  it('each container passes its startup probe, then readiness and liveness, on the manifest’s paths and ports', async () => {
+    const started = await Promise.all(APPS.map((app) => pod(app).waitFor('startupProbe')));
+    await Promise.all(APPS.map((app) => pod(app).waitFor('readinessProbe')));
+    for (const app of APPS) {
+      expect({ app, live: (await pod(app).probe('livenessProbe')).ok }).toEqual({ app, live: true });
+    }
+    // The process logs JSON (LOG_FORMAT) under its pod name (DROVER_INSTANCE_ID from metadata.name).
+    for (const app of APPS) {
+      const line = pod(app)
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('{'));
+      expect(line && JSON.parse(line)).toBeDefined();
+    }
+    console.log(`startup probe passed after ${started.map((ms, i) => `${APPS[i]} ${ms} ms`).join(', ')}`);
+  }, 60_000);
+
+  it('Prometheus, configured from the ServiceMonitor, scrapes every pod, and one scheduler leads', async () => {
+    const endpoint = monitor.spec.endpoints[0]!;
+    // The labels prometheus-operator gives a ServiceMonitor's targets (job = the Service's name), with the
+    // namespace of the ScaledObject whose query runs below; scraped every second instead of every 15 s.
+    prom = await startPrometheus({
+      config: {
+        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        scrape_configs: [
+          {
+            job_name: `serviceMonitor/${monitor.metadata.namespace}/${monitor.metadata.name}/0`,
+            metrics_path: endpoint.path,
+            static_configs: APPS.map((app) => ({
+              targets: [`127.0.0.1:${pod(app).hostPort(endpoint.port)}`],
+              labels: {
+                job: `drover-${app}`,
+                service: `drover-${app}`,
+                namespace: scaledObject.metadata.namespace,
+                endpoint: endpoint.port,
+                container: pod(app).container.name,
+              },
+            })),
+          },
+        ],
+      },
+    });
+    await waitForTargetsUp(prom, APPS.length);
+    await waitFor(
+      'the scheduler to lead and export the queue gauges',
+      async () =>
+        (await value('sum(drover_leader)')) === 1 &&
+        (await value(`max(drover_queue_concurrency{queue="default"})`)) === CONCURRENCY,
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+  }, 40_000);
+
+  it('the ScaledObject’s query returns the enqueued runs ÷ concurrency, waiting or running', async () => {
+    // Held on a paused queue: 12 runs of three priorities, none running.
+    expect((await api('POST', '/queues/default/pause')).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await api('POST', '/jobs', {
+        jobType: 'sleep',
+        payload: { ms: 120_000 },
+        priority: (['high', 'medium', 'low'] as const)[i % 3],
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.runId as string);
+    }
+    const expected = 12 / CONCURRENCY;
+    await waitFor('the backlog per pod to reach Prometheus', async () => (await value(QUERY)) === expected, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+    // Every Drover run carries a BullMQ priority, so the runs wait in the sorted set, not the wait list:
+    // the list KEDA's redis scalers measure (LLEN) reads 0 with 12 runs waiting.
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.llen('drover:default:wait')).toBe(0);
+      expect(await client.zcard('drover:default:prioritized')).toBe(12);
+    } finally {
+      client.disconnect();
+    }
+    expect(await value('sum(drover_queue_jobs{state="prioritized"})')).toBe(12);
+
+    // Released: the worker takes `concurrency` runs; running ones still count, so the value holds.
+    expect((await api('POST', '/queues/default/resume')).status).toBe(200);
+    await waitFor(
+      'the worker to run 5 and the leader to count them',
+      async () =>
+        (await value('sum(drover_worker_active_jobs)')) === CONCURRENCY &&
+        (await value('sum(drover_queue_jobs{state="active"})')) === CONCURRENCY,
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    expect(await value(QUERY)).toBe(expected);
+
+    // Canceled (queued ones removed, running ones aborted), the backlog is gone and so is the demand.
+    for (const id of ids) expect([200, 202]).toContain((await api('POST', `/runs/${id}/cancel`)).status);
+    await waitFor('the backlog to drain to 0', async () => (await value(QUERY)) === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+  }, 60_000);
+
+  it('each pod, terminated as the kubelet does it, exits 0 within its grace period', async () => {
+    const ended = new Map<App, Termination>();
+    await Promise.all(APPS.map(async (app) => ended.set(app, await pod(app).terminate())));
+    for (const app of APPS) {
+      const t = ended.get(app)!;
+      const graceMs = pod(app).pod.terminationGracePeriodSeconds! * 1000;
+      expect({ app, exit: t.exit, killed: t.killed }).toEqual({ app, exit: 0, killed: false });
+      expect(t.elapsedMs).toBeLessThan(graceMs);
+    }
+    console.log(`terminated in ${APPS.map((a) => `${a} ${ended.get(a)!.elapsedMs} ms`).join(', ')}`);
+  }, 60_000);
+});
