@@ -94,13 +94,16 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
     for (const app of APPS) {
       expect({ app, live: (await pod(app).probe('livenessProbe')).ok }).toEqual({ app, live: true });
     }
-    // The process logs JSON (LOG_FORMAT) under its pod name (DROVER_INSTANCE_ID from metadata.name).
+    // The process logs JSON (LOG_FORMAT) under its pod's name (DROVER_INSTANCE_ID from metadata.name).
     for (const app of APPS) {
       const line = pod(app)
         .output()
         .split('\n')
         .find((l) => l.startsWith('{'));
-      expect(line && JSON.parse(line)).toBeDefined();
+      expect({ app, instance: line && (JSON.parse(line) as { instance?: string }).instance }).toEqual({
+        app,
+        instance: pod(app).podName,
+      });
     }
     console.log(`startup probe passed after ${started.map((ms, i) => `${APPS[i]} ${ms} ms`).join(', ')}`);
   }, 60_000);

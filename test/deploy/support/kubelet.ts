@@ -62,6 +62,10 @@ export class KubeletContainer {
     return c;
   }
 
+  get podName(): string {
+    return this.opts.podName;
+  }
+
   get pod() {
     return this.workload.spec.template.spec;
   }
