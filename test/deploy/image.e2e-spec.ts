@@ -56,8 +56,14 @@ async function start(name: string, args: string[] | undefined, env: Record<strin
   return c;
 }
 
-/** One POST triggers the demo's manual routine; the run must then succeed on a worker. */
-async function triggerAndWait(api: string): Promise<void> {
+/**
+ * One POST triggers the demo's manual routine; the run must then succeed on a worker. The leading
+ * scheduler applies DROVER_CONFIG once it holds the lease, which readiness does not wait for.
+ */
+async function triggerAndWait(api: string, scheduler: Container): Promise<void> {
+  await waitFor('the leader to apply DROVER_CONFIG', () => /applied DROVER_CONFIG/.test(scheduler.output()), {
+    timeoutMs: 20_000,
+  });
   const res = await fetch(`${api}/api/v1/routines/report-on-demand/trigger`, { method: 'POST' });
   expect(res.status).toBe(201);
   const { runId } = (await res.json()) as { runId: string };
@@ -114,7 +120,7 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
         );
       }
     }
-    await triggerAndWait(api.baseUrl);
+    await triggerAndWait(api.baseUrl, apps.find((a) => a.name === 'scheduler')!.c);
     // package.json is in the image: the version the api reports is the package's, not 0.0.0.
     const doc = (await (await fetch(`${api.baseUrl}/api/v1/openapi.json`)).json()) as { info: { version: string } };
     expect(doc.info.version).toBe(VERSION);
@@ -127,7 +133,7 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
 
   it('runs standalone with no command (the default CMD)', async () => {
     const c = await start('standalone', undefined, { DROVER_PREFIX: uniquePrefix('image-sa') });
-    await triggerAndWait(c.baseUrl);
+    await triggerAndWait(c.baseUrl, c);
     expect(await c.stop('SIGTERM')).toBe(0);
   }, 60_000);
 
