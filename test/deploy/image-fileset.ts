@@ -51,6 +51,37 @@ export interface Container {
 /** The image's PATH (node's official images): `node` in ENTRYPOINT is found through it. */
 const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** cwd, env and user of a process in the container (see runContainer). */
+function containerSpawnOptions(fs: Fileset, env: Record<string, string>): SpawnOptions {
+  const [uid, gid] = fs.user.split(':').map(Number);
+  const opts: SpawnOptions = {
+    cwd: join(fs.rootfs, fs.workdir),
+    env: {
+      PATH: `${dirname(process.execPath)}:${IMAGE_PATH}`,
+      HOME: '/nonexistent',
+      ...fs.env,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  };
+  if (process.getuid?.() === 0) Object.assign(opts, { uid, gid: gid ?? uid });
+  return opts;
+}
+
+/** `docker exec <container> <argv…>` (how Docker runs a CMD healthcheck): no entrypoint, the same env and user. */
+export function execInContainer(
+  fs: Fileset,
+  argv: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const [program, ...args] = argv;
+  const child: ChildProcess = spawn(program!, args, containerSpawnOptions(fs, env));
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
 /**
  * `docker run <image> [args…]` on this machine: ENTRYPOINT + (args, or CMD when none), cwd = the
  * WORKDIR inside the file set, the image's ENV plus `env`, and the image's numeric USER when this
@@ -63,20 +94,7 @@ export function runContainer(fs: Fileset, args: string[] | undefined, env: Recor
   if (!program || !existsSync(program)) {
     throw new Error(`${program} (the image's init) is missing here: apt-get install tini (.ci/run does)`);
   }
-  const [uid, gid] = fs.user.split(':').map(Number);
-  const asImageUser = process.getuid?.() === 0;
-  const opts: SpawnOptions = {
-    cwd: join(fs.rootfs, fs.workdir),
-    env: {
-      PATH: `${dirname(process.execPath)}:${IMAGE_PATH}`,
-      HOME: '/nonexistent',
-      ...fs.env,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  };
-  if (asImageUser) Object.assign(opts, { uid, gid: gid ?? uid });
-  const child: ChildProcess = spawn(program, argv, opts);
+  const child: ChildProcess = spawn(program, argv, containerSpawnOptions(fs, env));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
