@@ -37,7 +37,10 @@ const { DockerfileParser } = require('dockerfile-ast');
 const dockerignore = require('@balena/dockerignore');
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const CACHE_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
+// The cache keeps what this run used and the few entries used last (a source edit makes a new
+// build-stage entry of ~250 MB); anything a concurrent replay may still be using is younger than this.
+const CACHE_KEEP = 4;
+const CACHE_GRACE_MS = 15 * 60 * 1000;
 
 class ReplayError extends Error {}
 
@@ -289,24 +292,37 @@ export function buildFileset({ dockerfile, context, out, cacheDir, log = () => {
               skipped.push({ stage: stage.name, line: rec.line, command: rec.content.replace(/\s+/g, ' ') });
               break;
             }
-            for (const cmd of cmds) {
-              log(`${stage.name}: RUN ${cmd}`);
-              const t0 = Date.now();
-              run('sh', ['-c', cmd], {
-                cwd: join(dir, state.workdir),
-                env: { ...hostEnv, ...state.env },
-                stdio: ['ignore', 'ignore', 'pipe'],
-              });
-              log(`${stage.name}: ${cmd} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-            }
-            cache.misses++;
-            if (cacheDir) {
-              mkdirSync(cacheDir, { recursive: true });
-              const tmp = `${join(cacheDir, stepKey)}.tmp-${process.pid}`;
-              copyInto(dir, tmp);
-              rmSync(join(cacheDir, stepKey), { recursive: true, force: true });
-              renameSync(tmp, join(cacheDir, stepKey));
+            const snap = cacheDir && join(cacheDir, stepKey);
+            // Another replay (a parallel test file) may be running this very step: wait for its result.
+            if (snap && lockStep(snap) === 'ready') {
+              rmSync(dir, { recursive: true, force: true });
+              copyInto(snap, dir);
+              cache.hits++;
               used.add(stepKey);
+              log(`${stage.name}: line ${rec.line} done by another replay meanwhile`);
+              break;
+            }
+            try {
+              for (const cmd of cmds) {
+                log(`${stage.name}: RUN ${cmd}`);
+                const t0 = Date.now();
+                run('sh', ['-c', cmd], {
+                  cwd: join(dir, state.workdir),
+                  env: { ...hostEnv, ...state.env },
+                  stdio: ['ignore', 'ignore', 'pipe'],
+                });
+                log(`${stage.name}: ${cmd} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+              }
+              cache.misses++;
+              if (snap) {
+                // Entries are content-addressed and never replaced, so a reader never sees one change.
+                const tmp = `${snap}.tmp-${process.pid}`;
+                copyInto(dir, tmp);
+                renameSync(tmp, snap);
+                used.add(stepKey);
+              }
+            } finally {
+              if (snap) rmSync(`${snap}.lock`, { recursive: true, force: true });
             }
             break;
           }
@@ -325,16 +341,50 @@ export function buildFileset({ dockerfile, context, out, cacheDir, log = () => {
     });
   } finally {
     rmSync(work, { recursive: true, force: true });
-    if (cacheDir && existsSync(cacheDir)) {
-      for (const entry of readdirSync(cacheDir)) {
-        const path = join(cacheDir, entry);
-        if (!used.has(entry) && Date.now() - statSync(path).mtimeMs > CACHE_MAX_AGE_MS) {
-          rmSync(path, { recursive: true, force: true });
-        }
-      }
-    }
+    if (cacheDir && existsSync(cacheDir)) pruneCache(cacheDir, used);
   }
   return { ...final, rootfs: out, skipped, cache };
+}
+
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const STALE_LOCK_MS = 15 * 60 * 1000;
+
+/**
+ * Takes the lock of a cache entry about to be made ('locked'), or returns 'ready' once the entry
+ * exists (made by another process while this one waited). A lock older than any npm ci is stale.
+ */
+function lockStep(snap) {
+  mkdirSync(dirname(snap), { recursive: true });
+  for (;;) {
+    if (existsSync(snap)) return 'ready';
+    try {
+      mkdirSync(`${snap}.lock`);
+      if (!existsSync(snap)) return 'locked';
+      rmSync(`${snap}.lock`, { recursive: true, force: true });
+      return 'ready';
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    try {
+      if (Date.now() - statSync(`${snap}.lock`).mtimeMs > STALE_LOCK_MS)
+        rmSync(`${snap}.lock`, { recursive: true, force: true });
+    } catch {
+      // released meanwhile: try again
+    }
+    sleep(500);
+  }
+}
+
+function pruneCache(cacheDir, used) {
+  const entries = readdirSync(cacheDir)
+    .map((name) => ({ name, mtime: statSync(join(cacheDir, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  let kept = 0;
+  for (const e of entries) {
+    const isEntry = /^[0-9a-f]{64}$/.test(e.name);
+    if (used.has(e.name) || (isEntry && kept++ < CACHE_KEEP) || Date.now() - e.mtime < CACHE_GRACE_MS) continue;
+    rmSync(join(cacheDir, e.name), { recursive: true, force: true });
+  }
 }
 
 /** `du -sk` in bytes: disk usage as `du -sh` reports it. */
