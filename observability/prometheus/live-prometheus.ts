@@ -18,7 +18,9 @@ const COMPOSE_CONFIG = join(__dirname, 'prometheus.yml');
  * declares it with only its targets replaced, 1 s scrape and rule evaluation, the rule file loaded.
  */
 export function testPrometheusConfig(targets: Record<string, string[]>): Record<string, unknown> {
-  const compose = parse(readFileSync(COMPOSE_CONFIG, 'utf8')) as { scrape_configs: { job_name: string }[] };
+  const compose = parse(readFileSync(COMPOSE_CONFIG, 'utf8')) as {
+    scrape_configs: { job_name: string; dns_sd_configs?: unknown }[];
+  };
   const unknown = Object.keys(targets).filter((job) => !compose.scrape_configs.some((j) => j.job_name === job));
   if (unknown.length) throw new Error(`jobs not in ${COMPOSE_CONFIG}: ${unknown.join(', ')}`);
   return {
@@ -26,7 +28,8 @@ export function testPrometheusConfig(targets: Record<string, string[]>): Record<
     rule_files: [RULES_FILE],
     scrape_configs: compose.scrape_configs
       .filter((job) => targets[job.job_name]?.length)
-      .map((job) => ({ ...job, static_configs: [{ targets: targets[job.job_name] }] })),
+      // Compose finds the worker replicas through Docker's DNS; here every job gets a fixed list.
+      .map(({ dns_sd_configs: _dns, ...job }) => ({ ...job, static_configs: [{ targets: targets[job.job_name] }] })),
   };
 }
 

@@ -1,0 +1,75 @@
+/** docker/compose.yaml as data, for the compose tests: merge keys resolved, paths made absolute. */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export const ROOT = join(__dirname, '..', '..');
+export const COMPOSE_DIR = join(ROOT, 'docker');
+export const COMPOSE_FILE = join(COMPOSE_DIR, 'compose.yaml');
+
+export interface Healthcheck {
+  test: string[];
+  interval?: string;
+  timeout?: string;
+  retries?: number;
+  start_period?: string;
+}
+
+export interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: Healthcheck;
+  deploy?: { replicas?: number };
+  stop_grace_period?: string;
+  read_only?: boolean;
+  cap_drop?: string[];
+}
+
+export interface Compose {
+  name: string;
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+}
+
+export function loadCompose(text = readFileSync(COMPOSE_FILE, 'utf8')): Compose {
+  return parse(text, { merge: true }) as Compose;
+}
+
+/** `${VAR:-default}` as compose resolves it with VAR unset. */
+export const withDefaults = (s: string): string => s.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+
+/** A bind mount's host path (relative to the compose file, defaults applied), its target and mode. */
+export function bindMounts(svc: Service): { source: string; target: string; readOnly: boolean }[] {
+  return (svc.volumes ?? [])
+    .map(withDefaults)
+    .filter((v) => v.startsWith('.') || v.startsWith('/'))
+    .map((v) => {
+      const [source = '', target = '', mode] = v.split(':');
+      return { source: resolve(COMPOSE_DIR, source), target, readOnly: mode === 'ro' };
+    });
+}
+
+/** Services that run the Drover image: built from docker/Dockerfile, the app chosen by the command. */
+export function appServices(compose: Compose): [string, Service][] {
+  return Object.entries(compose.services).filter(([, s]) => s.build?.dockerfile === 'docker/Dockerfile');
+}
+
+/** The app a command runs: `dist/apps/<app>/main.js` → `<app>`. */
+export function appOf(svc: Service): string | undefined {
+  return /^dist\/apps\/([a-z]+)\/main\.js$/.exec(svc.command?.[0] ?? '')?.[1];
+}
+
+/** The app's default port, as its main.ts declares it (PORT overrides; compose does not set it). */
+export function defaultPort(app: string): number {
+  const main = readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8');
+  const m = /defaultPort: (\d+)/.exec(main);
+  if (!m) throw new Error(`apps/${app}/src/main.ts declares no defaultPort`);
+  return Number(m[1]);
+}
+
+export const DEV_TOKEN = 'drover-compose-dev-only';
