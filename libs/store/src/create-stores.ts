@@ -35,7 +35,8 @@ export interface Stores {
 export function createStores(connections: RedisConnections, keys: DroverKeys, now: () => number): Stores {
   const bull = new BullQueues(connections, keys);
   const registry = new QueueRegistry(connections.command, keys, bull, now);
-  const runs = new RunStore(connections, keys, registry, { bull, now });
+  const stats = new RoutineStatsStore(connections.command, keys);
+  const runs = new RunStore(connections, keys, registry, { bull, now, stats });
   const routines = new RoutineStore(connections.command, keys);
   const catalog = new WorkerCatalog(connections.command, keys);
   return {
@@ -45,7 +46,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, no
     registry,
     runs,
     routines,
-    stats: new RoutineStatsStore(connections.command, keys),
+    stats,
     claims: new SlotClaims(connections.command, keys),
     catalog,
     processes: new ProcessCatalog(connections.command, keys),

@@ -1,4 +1,5 @@
 export * from './queues/bull-queues';
+export * from './queues/queue-event-hub';
 export * from './queues/queue-registry.store';
 export * from './queues/queue-counts';
 export * from './cluster/process-catalog.store';

@@ -4,6 +4,7 @@ import { ProcessCatalog } from './cluster/process-catalog.store';
 import { createStores, type Stores } from './create-stores';
 import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
+import { QueueEventHub } from './queues/queue-event-hub';
 import { QueueRegistry } from './queues/queue-registry.store';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
@@ -31,6 +32,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: RunStore, ...each((s) => s.runs) },
     { provide: RoutineStore, ...each((s) => s.routines) },
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
+    { provide: QueueEventHub, ...each((s) => s.runs.events) },
     { provide: SlotClaims, ...each((s) => s.claims) },
     { provide: WorkerCatalog, ...each((s) => s.catalog) },
     { provide: PlanService, ...each((s) => s.plan) },
@@ -42,6 +44,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     RunStore,
     RoutineStore,
     RoutineStatsStore,
+    QueueEventHub,
     SlotClaims,
     WorkerCatalog,
     PlanService,

@@ -4,7 +4,7 @@ import { Clock, RedisConnections, type RedisClient } from '@drover/redis';
 import type { RunStatus } from '@drover/core';
 import { isoOf } from '../http/api-time';
 import { ApiEvents } from './api-events';
-import { QueueEventHub, type QueueEvent } from './queue-event-hub';
+import { QueueEventHub, type QueueEvent } from '@drover/store';
 import { RecentStatuses } from './recent-statuses';
 
 /** What a queue event says about the run's status without reading it; `read` = ask the run view. */

@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { RunNotFoundError } from '@drover/client';
-import { RunStore, type RunView } from '@drover/store';
-import { QueueEventHub } from '../events/queue-event-hub';
+import { QueueEventHub, RunStore, type RunView } from '@drover/store';
 import { SseStreams } from '../events/sse-streams';
 import type { SseStream } from '../events/sse-stream';
 import { isSettled, runChanges } from './run-changes';

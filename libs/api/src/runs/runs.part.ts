@@ -1,7 +1,6 @@
 import type { ApiPart } from '../api-part';
 import { ClusterEventFeed } from '../events/cluster-event-feed';
 import { EventsController } from '../events/events.controller';
-import { QueueEventHub } from '../events/queue-event-hub';
 import { SseStreams } from '../events/sse-streams';
 import { JobEnqueue } from './job-enqueue.service';
 import { JobsController } from './jobs.controller';
@@ -15,5 +14,5 @@ import { RunsController } from './runs.controller';
  */
 export const RUNS_PART: ApiPart = {
   controllers: [JobsController, RunsController, EventsController],
-  providers: [JobEnqueue, RunListing, RunEventStreams, QueueEventHub, SseStreams, ClusterEventFeed],
+  providers: [JobEnqueue, RunListing, RunEventStreams, SseStreams, ClusterEventFeed],
 };

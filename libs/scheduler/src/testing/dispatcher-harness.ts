@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RoutineStore, RunStore, SlotClaims } from '@drover/store';
+import { BullQueues, QueueRegistry, RoutineStatsStore, RoutineStore, RunStore, SlotClaims } from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import { CandidateRegistry } from '../candidates/candidate-registry.service';
@@ -35,7 +35,11 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const registry = new QueueRegistry(conns.command, keys, bull, () => clock.now());
   await registry.put(queues);
   const log = pino({ level: 'silent' });
-  const runs = new RunStore(conns, keys, registry, { bull, now: () => clock.now() });
+  const runs = new RunStore(conns, keys, registry, {
+    bull,
+    now: () => clock.now(),
+    stats: new RoutineStatsStore(conns.command, keys),
+  });
   const routines = new RoutineStore(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);

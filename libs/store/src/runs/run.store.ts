@@ -11,6 +11,7 @@ import type { RunJobData } from './run-job-data';
 import { RunTombstones } from './run-tombstones';
 import { readJobWithState } from './job-with-state';
 import { runFromJob, type RunView } from './run-view';
+import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
@@ -37,6 +38,8 @@ export class RunStore {
   readonly bull: BullQueues;
   private readonly index: RunIndex;
   private readonly tombstones: RunTombstones;
+  /** The process's BullMQ event readers, one per queue (waits here, the API's event streams). */
+  readonly events: QueueEventHub;
   private readonly waiter: RunWaiter;
   private readonly parked: ParkedRuns;
   private readonly writer: RunWriter;
@@ -46,22 +49,15 @@ export class RunStore {
     private readonly connections: RedisConnections,
     private readonly keys: DroverKeys,
     private readonly registry: QueueRegistry,
-    opts: { bull: BullQueues; now: () => number },
+    opts: { bull: BullQueues; now: () => number; stats: RoutineStatsStore },
   ) {
     this.bull = opts.bull;
     this.now = opts.now;
     this.index = new RunIndex(connections.command, keys);
     this.tombstones = new RunTombstones(connections.command, keys);
-    this.waiter = new RunWaiter(connections, this.bull);
-    this.writer = new RunWriter(
-      connections,
-      registry,
-      this.bull,
-      this.index,
-      this.tombstones,
-      this.now,
-      new RoutineStatsStore(connections.command, keys),
-    );
+    this.events = new QueueEventHub(connections, this.bull);
+    this.waiter = new RunWaiter(this.events);
+    this.writer = new RunWriter(connections, registry, this.bull, this.index, this.tombstones, this.now, opts.stats);
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,
@@ -249,6 +245,6 @@ export class RunStore {
   }
 
   async close(): Promise<void> {
-    await this.waiter.close();
+    await this.events.close();
   }
 }

@@ -1,7 +1,6 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueEvents } from 'bullmq';
-import { RedisConnections } from '@drover/redis';
-import { BullQueues } from '@drover/store';
+import type { RedisConnections } from '@drover/redis';
+import type { BullQueues } from './bull-queues';
 
 /** One BullMQ queue event: `jobId` is the run id (absent for queue-wide events such as `paused`). */
 export interface QueueEvent {
@@ -35,13 +34,12 @@ interface Reader {
 }
 
 /**
- * BullMQ queue events for the API's streams: one QueueEvents reader (XREAD BLOCK on the queue's
- * event stream) per queue per process, opened on first use and shared by every stream. An event
- * is a nudge: listeners re-read the run view when they need the truth.
+ * BullMQ queue events of a process: one QueueEvents reader (XREAD BLOCK on the queue's event
+ * stream) per queue, opened on first use and shared by everything that listens — the run waiter
+ * behind `waitForRun`, the API's run and cluster event streams. An event is a nudge: listeners
+ * re-read the run view when they need the truth.
  */
-@Injectable()
-export class QueueEventHub implements OnApplicationShutdown {
-  private readonly logger = new Logger('QueueEventHub');
+export class QueueEventHub {
   private readonly readers = new Map<string, Reader>();
   private readonly byJob = new Map<string, Set<Listener>>();
   private readonly everyEvent = new Set<Listener>();
@@ -50,6 +48,8 @@ export class QueueEventHub implements OnApplicationShutdown {
   constructor(
     private readonly connections: RedisConnections,
     private readonly bull: BullQueues,
+    /** Told about reader errors (reconnects) and listeners that throw; never fails a caller. */
+    private readonly onError: (message: string) => void = () => undefined,
   ) {}
 
   /**
@@ -95,11 +95,11 @@ export class QueueEventHub implements OnApplicationShutdown {
     // Start right after the current tail ('$' would drop events landing before the first XREAD).
     const tail = (await this.connections.command.xrevrange(streamKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
     const events = new QueueEvents(this.bull.keys.bullQueueName(queue), {
-      connection: this.connections.open('blocking', `api-events:${queue}`),
+      connection: this.connections.open('blocking', `events:${queue}`),
       prefix: this.bull.keys.bullPrefix,
       lastEventId: tail,
     });
-    events.on('error', (err: Error) => this.logger.debug(`queue ${queue}: ${err.message}`));
+    events.on('error', (err: Error) => this.onError(`queue ${queue}: ${err.message}`));
     for (const name of EVENTS) {
       events.on(name, (args: Record<string, unknown> | undefined) => this.dispatch(queue, name, args ?? {}));
     }
@@ -115,12 +115,13 @@ export class QueueEventHub implements OnApplicationShutdown {
       try {
         l(e);
       } catch (err) {
-        this.logger.warn(`an event listener failed: ${(err as Error).message}`);
+        this.onError(`an event listener failed: ${(err as Error).message}`);
       }
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops every reader; later `watch` calls fail. */
+  async close(): Promise<void> {
     this.closed = true;
     const all = [...this.readers.values()];
     this.readers.clear();
