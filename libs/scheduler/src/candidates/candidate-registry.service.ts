@@ -1,8 +1,7 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { parseCandidates, type Candidate } from '@drover/core';
-import { discoverNamedMethods, DuplicateNameError, withDeadline } from '../discovery/named-methods';
-import { LaunchTimeoutError } from '../errors/launch-timeout.error';
+import { NamedRegistry } from '../discovery/named-registry';
 import {
   CANDIDATE_PROVIDER_METADATA,
   type CandidateContext,
@@ -11,48 +10,21 @@ import {
 
 /** The named candidate providers of this process, discovered from `@CandidateProvider` methods. */
 @Injectable()
-export class CandidateRegistry implements OnModuleInit {
-  private readonly providers = new Map<string, { fn: CandidateProviderFn; owner: string }>();
-
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly reflector: Reflector,
-  ) {}
-
-  onModuleInit(): void {
-    for (const m of discoverNamedMethods(
-      { discovery: this.discovery, scanner: this.scanner, reflector: this.reflector },
-      CANDIDATE_PROVIDER_METADATA,
-    )) {
-      this.register(m.name, (ctx) => m.call(ctx) as ReturnType<CandidateProviderFn>, m.owner);
-    }
+export class CandidateRegistry extends NamedRegistry<Omit<CandidateContext, 'signal'>> {
+  constructor(discovery: DiscoveryService, scanner: MetadataScanner, reflector: Reflector) {
+    super({ discovery, scanner, reflector }, CANDIDATE_PROVIDER_METADATA, 'candidate provider');
   }
 
   register(name: string, fn: CandidateProviderFn, owner = 'register()'): void {
-    const prev = this.providers.get(name);
-    if (prev) throw new DuplicateNameError('candidate provider', name, prev.owner, owner);
-    this.providers.set(name, { fn, owner });
-  }
-
-  names(): string[] {
-    return [...this.providers.keys()].sort();
+    this.add(name, fn, owner);
   }
 
   /**
-   * Asks a provider what may be owed, with a deadline (its signal is aborted after `timeoutMs`).
-   * An unknown name, a timeout, a throw or an answer that is not a list of candidates is a launch
-   * failure (the message says which).
+   * Asks a provider what may be owed, under its deadline (see {@link NamedRegistry.call}); an
+   * answer that is not a list of candidates is a launch failure (the message says which).
    */
   async candidates(name: string, ctx: Omit<CandidateContext, 'signal'>, timeoutMs: number): Promise<Candidate[]> {
-    const entry = this.providers.get(name);
-    if (!entry) throw new Error(`no candidate provider named "${name}" is registered in this scheduler`);
-    const answer = await withDeadline(
-      (signal) => entry.fn({ ...ctx, signal }),
-      timeoutMs,
-      () => new LaunchTimeoutError('candidate provider', name, timeoutMs),
-    );
-    const parsed = parseCandidates(answer);
+    const parsed = parseCandidates(await this.call(name, ctx, timeoutMs));
     if (!parsed.ok) throw new Error(`candidate provider "${name}" answered ${parsed.error}`);
     return parsed.candidates;
   }
