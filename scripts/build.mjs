@@ -1,7 +1,7 @@
 // Compiles apps/ and libs/ with swc (path aliases rewritten to relative requires), then writes
 // dist/apps/<name>/main.js entry points so every app runs as `node dist/apps/<name>/main.js`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -30,6 +30,10 @@ if (res.status !== 0) process.exit(res.status ?? 1);
 for (const app of readdirSync(join(root, 'apps'))) {
   if (!existsSync(join(root, 'dist', 'apps', app, 'src', 'main.js'))) continue;
   mkdirSync(join(root, 'dist', 'apps', app), { recursive: true });
-  writeFileSync(join(root, 'dist', 'apps', app, 'main.js'), "'use strict';\nrequire('./src/main.js');\n");
+  const entry = join(root, 'dist', 'apps', app, 'main.js');
+  // The CLI is the root package's `bin` (`drover`, `npx drover`): a shebang and the execute bit.
+  const shebang = app === 'cli' ? '#!/usr/bin/env node\n' : '';
+  writeFileSync(entry, `${shebang}'use strict';\nrequire('./src/main.js');\n`);
+  if (shebang) chmodSync(entry, 0o755);
 }
 console.log('built dist/apps/{' + readdirSync(join(root, 'dist', 'apps')).join(',') + '}/main.js');
