@@ -64,9 +64,15 @@ export class CliContext {
   }
 
   /** One of the api's event streams (`/api/v1/...`), closed when `signal` aborts. */
-  events(path: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+  events(path: string, signal?: AbortSignal, onOpen?: () => void): AsyncGenerator<SseEvent> {
     const { baseUrl, token } = this.apiTarget;
-    return readEventStream({ baseUrl, ...(token && { token }), path, ...(signal && { signal }) });
+    return readEventStream({
+      baseUrl,
+      ...(token && { token }),
+      path,
+      ...(signal && { signal }),
+      ...(onOpen && { onOpen }),
+    });
   }
 
   /** `data` as JSON or YAML for machines, or what `human` renders for people. */

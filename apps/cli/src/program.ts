@@ -1,11 +1,31 @@
 import { Command, Option } from 'commander';
 import { droverVersion } from '../../../libs/platform/src/version';
+import { registerAudit } from './commands/audit.command';
+import { registerEnqueue } from './commands/enqueue.command';
+import { registerOperations } from './commands/operations.command';
+import { registerParked } from './commands/parked.command';
+import { registerPlan } from './commands/plan.command';
+import { registerQueues } from './commands/queues.command';
+import { registerRoutines } from './commands/routines.command';
+import { registerRuns } from './commands/runs.command';
 import { registerStatus } from './commands/status.command';
+import { registerWorkers } from './commands/workers.command';
 import { CliContext, OUTPUT_FORMATS, type GlobalOptions } from './context';
 import type { CliIo } from './io';
 
 /** Every command, in the order `drover --help` lists them. */
-const COMMANDS = [registerStatus];
+const COMMANDS = [
+  registerStatus,
+  registerRoutines,
+  registerRuns,
+  registerEnqueue,
+  registerQueues,
+  registerParked,
+  registerWorkers,
+  registerPlan,
+  registerOperations,
+  registerAudit,
+];
 
 /**
  * The `drover` command tree. Global options work before or after the command

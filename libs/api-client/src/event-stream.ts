@@ -10,6 +10,8 @@ export interface EventStreamOptions {
   /** Aborting closes the stream; the iteration then ends without an error. */
   signal?: AbortSignal;
   fetch?: (input: Request) => Promise<Response>;
+  /** Called once the api answered 200: from then on the stream sees what happens. */
+  onOpen?: () => void;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function* readEventStream(options: EventStreamOptions): AsyncGenera
     throw err;
   }
   if (response.status !== 200 || !response.body) throw await DroverApiError.fromResponse(request, response);
+  options.onOpen?.();
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();

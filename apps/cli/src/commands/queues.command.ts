@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { ok } from '@drover/api-client';
+import type { CliContext } from '../context';
+import { humanDuration } from '../output/time';
+import { renderFields, renderTable } from '../output/table';
+import { queueColumns } from './status.command';
+
+export function registerQueues(program: Command, ctx: CliContext): void {
+  const queues = program.command('queues').alias('queue').description('queues: counts, limits, pause and resume');
+
+  queues
+    .command('ls')
+    .alias('list')
+    .description('every queue with its counts per state and its workers')
+    .action(async () => {
+      const { items } = await ok(ctx.api.GET('/api/v1/queues'));
+      ctx.emit(items, () => (items.length ? renderTable(queueColumns(ctx), items, ctx.width) : 'no queues\n'));
+    });
+
+  queues
+    .command('get <name>')
+    .description('one queue: counts, policy (concurrency, rate limit, retries, retention), workers')
+    .action(async (name: string) => {
+      const q = await ok(ctx.api.GET('/api/v1/queues/{name}', { params: { path: { name } } }));
+      const p = q.policy;
+      ctx.emit(q, () =>
+        renderFields([
+          ['queue', ctx.colors.bold(q.name)],
+          ['state', q.paused ? ctx.colors.yellow('paused') : 'running'],
+          [
+            'counts',
+            `waiting ${q.counts.waiting} · prioritized ${q.counts.prioritized} · active ${q.counts.active} · delayed ${q.counts.delayed} · parked ${q.counts.parked}`,
+          ],
+          [
+            'concurrency',
+            `${p.concurrency} per worker${p.globalConcurrency ? `, ${p.globalConcurrency} in the cluster` : ''}`,
+          ],
+          ['rate limit', p.rateLimit ? `${p.rateLimit.max} per ${humanDuration(p.rateLimit.durationMs)}` : ''],
+          [
+            'attempts',
+            `${p.maxAttempts}, ${p.backoff.type} backoff from ${humanDuration(p.backoff.delayMs)} to ${humanDuration(p.backoff.maxDelayMs)}`,
+          ],
+          ['timeout', humanDuration(p.timeoutMs)],
+          ['lease', humanDuration(p.leaseMs)],
+          ['retention', `${p.retention.count} finished runs, ${humanDuration(p.retention.ageMs)}`],
+          ['origin', q.origin],
+          [
+            'workers',
+            q.workers.length
+              ? q.workers.map((w) => `${w.instanceId} (${w.concurrency}${w.draining ? ', draining' : ''})`).join(', ')
+              : ctx.colors.yellow('none'),
+          ],
+        ]),
+      );
+    });
+
+  for (const action of ['pause', 'resume'] as const) {
+    queues
+      .command(`${action} <name>`)
+      .description(action === 'pause' ? 'stop handing out its runs (running ones finish)' : 'hand out its runs again')
+      .action(async (name: string) => {
+        const q = await ok(ctx.api.POST(`/api/v1/queues/{name}/${action}`, { params: { path: { name } } }));
+        ctx.emit(q, () => `queue ${q.name} ${q.paused ? 'paused' : 'resumed'}\n`);
+      });
+  }
+}

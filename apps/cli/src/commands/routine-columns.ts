@@ -1,0 +1,43 @@
+import type { components } from '@drover/api-client';
+import type { CliContext } from '../context';
+import { humanDuration } from '../output/time';
+import type { Column } from '../output/table';
+
+export type Routine = components['schemas']['Routine'];
+type Trigger = components['schemas']['RoutineDefinition']['trigger'];
+
+export function describeTrigger(t: Trigger): string {
+  switch (t.kind) {
+    case 'cron':
+      return `cron ${t.cron}${t.tz && t.tz !== 'UTC' ? ` ${t.tz}` : ''}`;
+    case 'interval':
+      return `every ${humanDuration(t.everyMs)}`;
+    case 'once':
+      return `once ${t.at}`;
+    default:
+      return 'manual';
+  }
+}
+
+export function routineStatus(ctx: CliContext, r: Routine): string {
+  const c = ctx.colors;
+  if (r.status !== 'paused') return c.status(r.status);
+  return c.status('paused') + (r.pause?.until ? ` until ${ctx.ago(r.pause.until)}` : '');
+}
+
+export function routineColumns(ctx: CliContext): Column<Routine>[] {
+  const c = ctx.colors;
+  return [
+    { header: 'name', value: (r) => r.name, shrink: true },
+    { header: 'status', value: (r) => routineStatus(ctx, r) },
+    { header: 'trigger', value: (r) => describeTrigger(r.definition.trigger), shrink: true },
+    { header: 'queue', value: (r) => r.definition.queue ?? '', shrink: true },
+    { header: 'next fire', value: (r) => (r.status === 'active' ? ctx.ago(r.nextFireAt) : '') },
+    {
+      header: 'last run',
+      value: (r) => (r.lastRun ? `${c.status(r.lastRun.status)} ${ctx.ago(r.lastRun.at)}` : ''),
+    },
+    // A file routine edited at runtime drifts from its file until the next apply.
+    { header: 'origin', value: (r) => (r.drifted ? c.yellow(`${r.origin} (drifted)`) : r.origin) },
+  ];
+}

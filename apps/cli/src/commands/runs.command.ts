@@ -1,0 +1,102 @@
+import { Option, type Command } from 'commander';
+import { ok } from '@drover/api-client';
+import { parseCount, parseDuration } from '../args';
+import type { CliContext } from '../context';
+import { collect } from '../paging';
+import { renderFields, renderTable } from '../output/table';
+import { followRun } from '../runs/follow-run';
+import { renderAttempts, runColumns, runFields } from '../runs/run-columns';
+
+const STATUSES = ['scheduled', 'queued', 'running', 'succeeded', 'failed', 'canceled', 'skipped', 'parked'] as const;
+type Status = (typeof STATUSES)[number];
+
+export function registerRuns(program: Command, ctx: CliContext): void {
+  const runs = program.command('runs').alias('run').description('list, inspect, follow and cancel runs');
+
+  runs
+    .command('ls')
+    .alias('list')
+    .description('runs, newest first')
+    .option('--queue <queue>', 'only this queue')
+    .addOption(new Option('--status <status>', 'only this status').choices(STATUSES))
+    .option('--routine <name>', 'only runs of this routine')
+    .option('--job-type <type>', 'only this job type')
+    .option('--limit <n>', 'at most this many', '50')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  drover runs ls --status running
+  drover runs ls --routine nightly-report --limit 10
+  drover -o json runs ls --status parked | jq -r '.[].id'`,
+    )
+    .action(async (o: { queue?: string; status?: Status; routine?: string; jobType?: string; limit: string }) => {
+      const limit = parseCount(o.limit, '--limit');
+      const { items, more } = await collect(
+        (page_token, page_size) =>
+          ok(
+            ctx.api.GET('/api/v1/runs', {
+              params: {
+                query: {
+                  queue: o.queue,
+                  status: o.status,
+                  routine: o.routine,
+                  jobType: o.jobType,
+                  page_size,
+                  page_token,
+                },
+              },
+            }),
+          ),
+        limit,
+      );
+      ctx.emit(items, () => {
+        if (items.length === 0) return 'no runs\n';
+        const tail = more ? ctx.colors.dim(`(first ${items.length}; --limit shows more)\n`) : '';
+        return renderTable(runColumns(ctx), items, ctx.width) + tail;
+      });
+    });
+
+  runs
+    .command('get <id>')
+    .description('one run: payload, attempts with their errors, outcome')
+    .option('--stacks', "show the attempts' stack traces")
+    .addHelpText('after', '\nExamples:\n  drover runs get a-m1x2y3z4-k3j5h7g9 --stacks')
+    .action(async (id: string, o: { stacks?: boolean }) => {
+      const run = await ok(ctx.api.GET('/api/v1/runs/{id}', { params: { path: { id } } }));
+      ctx.emit(run, () => renderFields(runFields(ctx, run)) + renderAttempts(ctx, run, o.stacks === true));
+    });
+
+  runs
+    .command('watch <id>')
+    .alias('follow')
+    .description('follow a run live (status, attempts, progress) until it ends; exit 1 unless it succeeded')
+    .option('--timeout <duration>', 'stop watching after this long (the run goes on)')
+    .addHelpText(
+      'after',
+      `
+With -o json, prints one JSON object per event ({event, data}) as it arrives.
+Examples:
+  drover runs watch a-m1x2y3z4-k3j5h7g9
+  drover runs watch a-m1x2y3z4-k3j5h7g9 --timeout 5m && echo done`,
+    )
+    .action(async (id: string, o: { timeout?: string }) => {
+      const timeoutMs = o.timeout ? parseDuration(o.timeout, '--timeout') : undefined;
+      await followRun(ctx, id, timeoutMs !== undefined ? { timeoutMs } : {});
+    });
+
+  runs
+    .command('cancel <id>')
+    .description('cancel a run: a queued one never starts, a running one is aborted')
+    .option('--reason <text>', 'why, kept on the run')
+    .action(async (id: string, o: { reason?: string }) => {
+      const res = await ok(
+        ctx.api.POST('/api/v1/runs/{id}/cancel', { params: { path: { id } }, body: { reason: o.reason } }),
+      );
+      ctx.emit(res, () =>
+        res.outcome === 'canceled'
+          ? `run ${id} canceled\n`
+          : `run ${id}: cancel requested; its worker aborts it (drover runs watch ${id})\n`,
+      );
+    });
+}

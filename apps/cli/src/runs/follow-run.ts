@@ -1,0 +1,97 @@
+import { ok } from '@drover/api-client';
+import { CliError } from '../cli-error';
+import type { CliContext } from '../context';
+import { ExitCode } from '../exit-codes';
+import { humanDuration } from '../output/time';
+import type { Run } from './run-columns';
+
+export interface FollowOptions {
+  /** Give up after this long (ms): exit 1 saying the run is still going. */
+  timeoutMs?: number;
+}
+
+const SETTLED = new Set(['succeeded', 'failed', 'canceled', 'skipped', 'parked']);
+
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+/**
+ * Follows one run over `GET /runs/{id}/events` until it settles, printing a line per status
+ * and attempt, and progress in place on a terminal (`-o json`: one JSON event per line).
+ * Resolves with the final run; exits 1 through a CliError unless it succeeded. A dropped stream
+ * is reopened: the api starts each stream with the run's current status, so nothing is missed.
+ */
+export async function followRun(ctx: CliContext, id: string, options: FollowOptions = {}): Promise<Run> {
+  const abort = new AbortController();
+  const timer =
+    options.timeoutMs !== undefined
+      ? setTimeout(() => abort.abort(new Error('timeout')), options.timeoutMs)
+      : undefined;
+  const human = ctx.human;
+  const live = human && ctx.io.isTty;
+  const c = ctx.colors;
+  let last: Run | undefined;
+  let lastLine = '';
+  let progressShown = false;
+  const line = (text: string) => {
+    if (progressShown) ctx.io.out('\r\u001b[K');
+    progressShown = false;
+    ctx.io.out(`${c.dim(clock(ctx.io.now()))}  ${text}\n`);
+  };
+  try {
+    for (let reconnects = 0; ; reconnects++) {
+      for await (const event of ctx.events(`/api/v1/runs/${encodeURIComponent(id)}/events`, abort.signal)) {
+        const data = JSON.parse(event.data) as Record<string, unknown>;
+        if (!human) ctx.io.out(JSON.stringify({ event: event.event, data }) + '\n');
+        if (event.event === 'status') {
+          last = data as unknown as Run;
+          const text =
+            `${c.status(last.status)}  attempt ${last.attempt}/${last.maxAttempts}` +
+            (last.worker ? `  on ${last.worker}` : '') +
+            (last.error && SETTLED.has(last.status) ? `  ${c.red(last.error.message.split('\n')[0]!)}` : '');
+          if (human && text !== lastLine) line(text);
+          lastLine = text;
+        } else if (event.event === 'progress' && human) {
+          const text = `progress ${JSON.stringify(data.progress)}`;
+          if (live) {
+            ctx.io.out(`\r\u001b[K${c.dim(clock(ctx.io.now()))}  ${text}`);
+            progressShown = true;
+          } else line(text);
+        } else if (event.event === 'removed') {
+          throw new CliError(`run ${id} was removed (purged) while watching`, ExitCode.failed);
+        }
+      }
+      if (abort.signal.aborted) break;
+      // The server ends the stream right after a settled status; anything else was a dropped
+      // connection: look once, then listen again.
+      const now = await ok(ctx.api.GET('/api/v1/runs/{id}', { params: { path: { id } } }));
+      last = now;
+      if (SETTLED.has(now.status)) break;
+      if (reconnects > 20) throw new CliError(`the event stream of run ${id} keeps dropping`, ExitCode.failed);
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  if (progressShown) ctx.io.out('\n');
+  if (abort.signal.aborted || !last) {
+    throw new CliError(
+      `run ${id} is still ${last?.status ?? 'unknown'} after ${humanDuration(options.timeoutMs ?? 0)} (--timeout); it keeps going`,
+      ExitCode.failed,
+    );
+  }
+  if (human) {
+    const took =
+      last.startedAt && last.finishedAt
+        ? ` in ${humanDuration(Date.parse(last.finishedAt) - Date.parse(last.startedAt))}`
+        : '';
+    ctx.io.out(`run ${last.id} ${c.status(last.status)}${took}\n`);
+  }
+  if (last.status !== 'succeeded') {
+    throw new CliError(
+      `run ${last.id} ended ${last.status}` + (last.error ? `: ${last.error.message.split('\n')[0]}` : ''),
+      ExitCode.failed,
+    );
+  }
+  return last;
+}
