@@ -83,6 +83,14 @@ export class CliContext {
     else this.io.out(human());
   }
 
+  /**
+   * One event of a live command (watch, bulk progress) for machines: a JSON line
+   * `{"event", "data"}` as it happens, in both json and yaml output; nothing for people.
+   */
+  stream(event: string, data: unknown): void {
+    if (!this.human) this.io.out(JSON.stringify({ event, data }) + '\n');
+  }
+
   /** A status line for people only (progress, confirmations): stderr, so stdout stays data. */
   note(text: string): void {
     this.io.err(text + '\n');

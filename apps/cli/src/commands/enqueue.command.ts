@@ -62,8 +62,8 @@ Examples:
           return;
         }
         if (ctx.human) ctx.io.out(`enqueued ${jobType}: run ${runId}\n`);
-        const run = await followRun(ctx, runId, timeoutMs !== undefined ? { timeoutMs } : {});
-        if (!ctx.human) ctx.io.out(JSON.stringify({ event: 'final', data: run }) + '\n');
+        ctx.stream('created', { runId });
+        await followRun(ctx, runId, timeoutMs !== undefined ? { timeoutMs } : {});
       },
     );
 }

@@ -89,11 +89,12 @@ async function bulk(
   }
   await confirm(ctx, `${kind} ${what}?`, o.yes);
   const op = await runOperation(ctx, async () => (await ok(call(false))) as { operationId: string; matched: number });
-  ctx.emit(
-    op,
-    () =>
-      `${kind} ${op.status}: ${op.done} ${kind === 'replay' ? 'replayed' : 'purged'}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})\n`,
-  );
+  if (ctx.human) {
+    const verb = kind === 'replay' ? 'replayed' : 'purged';
+    ctx.io.out(
+      `${kind} ${op.status}: ${op.done} ${verb}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})\n`,
+    );
+  }
 }
 
 export function registerParked(program: Command, ctx: CliContext): void {

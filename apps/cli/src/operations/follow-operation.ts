@@ -77,7 +77,7 @@ async function follow(ctx: CliContext, id: string, inbox: EventInbox): Promise<O
   let op = await read();
   const show = () => {
     if (live) ctx.io.err(`\r\u001b[K${progressLine(op, c, ctx.io.columns ?? 80)}`);
-    else if (!ctx.human) ctx.io.out(JSON.stringify({ event: 'progress', data: op }) + '\n');
+    else ctx.stream('progress', op);
   };
   show();
   while (op.status === 'running') {
@@ -96,6 +96,7 @@ async function follow(ctx: CliContext, id: string, inbox: EventInbox): Promise<O
   // The final numbers come from the operation itself, not from the last event seen.
   op = await read();
   if (live) ctx.io.err(`\r\u001b[K${progressLine(op, c, ctx.io.columns ?? 80)}\n`);
+  ctx.stream('final', op);
   if (op.status !== 'done') {
     throw new CliError(
       `operation ${op.id} ended ${op.status}${op.error ? `: ${op.error}` : ''} after ${op.done} of ${op.matched}`,

@@ -43,7 +43,7 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
     for (let reconnects = 0; ; reconnects++) {
       for await (const event of ctx.events(`/api/v1/runs/${encodeURIComponent(id)}/events`, abort.signal)) {
         const data = JSON.parse(event.data) as Record<string, unknown>;
-        if (!human) ctx.io.out(JSON.stringify({ event: event.event, data }) + '\n');
+        ctx.stream(event.event, data);
         if (event.event === 'status') {
           last = data as unknown as Run;
           const text =
@@ -80,6 +80,7 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
       ExitCode.failed,
     );
   }
+  ctx.stream('final', last);
   if (human) {
     const took =
       last.startedAt && last.finishedAt
