@@ -175,7 +175,7 @@ describe('drover CLI over the API (real processes)', () => {
     expect(paused.pause.note).toBe('maintenance');
     expect(Date.parse(paused.pause.until) - Date.now()).toBeGreaterThan(110 * 60_000);
     const ls = await viewer(['routines', 'ls', '--status', 'paused']);
-    expect(ls.stdout).toMatch(/^morning\s+paused until in 1h59m/m);
+    expect(ls.stdout).toMatch(/^morning\s+paused \(resumes in 1h59m\)/m);
     expect((await admin(['routines', 'resume', 'morning'])).code).toBe(0);
     expect((await api.call('GET', '/routines/morning', { as: 'viewer' })).body.status).toBe('active');
 

@@ -22,7 +22,7 @@ export function describeTrigger(t: Trigger): string {
 export function routineStatus(ctx: CliContext, r: Routine): string {
   const c = ctx.colors;
   if (r.status !== 'paused') return c.status(r.status);
-  return c.status('paused') + (r.pause?.until ? ` until ${ctx.ago(r.pause.until)}` : '');
+  return c.status('paused') + (r.pause?.until ? ` (resumes ${ctx.ago(r.pause.until)})` : '');
 }
 
 export function routineColumns(ctx: CliContext): Column<Routine>[] {
