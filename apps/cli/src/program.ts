@@ -2,11 +2,12 @@ import { Command, Option } from 'commander';
 import { droverVersion } from '../../../libs/platform/src/version';
 import { registerStatus } from './commands/status.command';
 import { registerValidate } from './commands/validate.command';
+import { registerPreview } from './commands/preview.command';
 import { CliContext, OUTPUT_FORMATS, type GlobalOptions } from './context';
 import type { CliIo } from './io';
 
 /** Every command, in the order `drover --help` lists them. */
-const COMMANDS = [registerStatus, registerValidate];
+const COMMANDS = [registerStatus, registerValidate, registerPreview];
 
 /**
  * The `drover` command tree. Global options work before or after the command
