@@ -3,11 +3,12 @@ import { droverVersion } from '../../../libs/platform/src/version';
 import { registerStatus } from './commands/status.command';
 import { registerValidate } from './commands/validate.command';
 import { registerPreview } from './commands/preview.command';
+import { registerCompletion } from './commands/completion.command';
 import { CliContext, OUTPUT_FORMATS, type GlobalOptions } from './context';
 import type { CliIo } from './io';
 
 /** Every command, in the order `drover --help` lists them. */
-const COMMANDS = [registerStatus, registerValidate, registerPreview];
+const COMMANDS = [registerStatus, registerValidate, registerPreview, registerCompletion];
 
 /**
  * The `drover` command tree. Global options work before or after the command
