@@ -11,6 +11,8 @@ export interface CliIo {
   stdinIsTty: boolean;
   /** One line typed by the user (for confirmations); undefined when stdin closed. */
   ask(question: string): Promise<string | undefined>;
+  /** All of stdin, for `-` file arguments (optional: only commands that read files need it). */
+  readStdin?(): Promise<string>;
   /** Epoch ms; injected so relative times are testable. */
   now(): number;
 }

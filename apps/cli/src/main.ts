@@ -20,6 +20,11 @@ const io: CliIo = {
       rl.close();
     }
   },
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
   // The CLI is a client: its own wall clock only renders "5s ago"; nothing is decided by it.
   // eslint-disable-next-line no-restricted-properties
   now: () => Date.now(),

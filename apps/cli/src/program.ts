@@ -10,6 +10,9 @@ import { registerRoutines } from './commands/routines.command';
 import { registerRuns } from './commands/runs.command';
 import { registerStatus } from './commands/status.command';
 import { registerWorkers } from './commands/workers.command';
+import { registerValidate } from './commands/validate.command';
+import { registerPreview } from './commands/preview.command';
+import { registerCompletion } from './commands/completion.command';
 import { CliContext, OUTPUT_FORMATS, type GlobalOptions } from './context';
 import type { CliIo } from './io';
 
@@ -25,6 +28,9 @@ const COMMANDS = [
   registerPlan,
   registerOperations,
   registerAudit,
+  registerValidate,
+  registerPreview,
+  registerCompletion,
 ];
 
 /**

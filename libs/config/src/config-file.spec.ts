@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error';
-import { loadBundleFile, parseBundleText } from './config-file';
+import { checkBundleText, loadBundleFile, parseBundleText } from './config-file';
 
 const dir = mkdtempSync(join(tmpdir(), 'drover-config-'));
 function file(name: string, text: string): string {
@@ -67,5 +67,19 @@ describe('DROVER_CONFIG files', () => {
     })();
     expect(err.message.split('\n')).toHaveLength(1);
     expect(err.message).toMatch(/and \d+ more/);
+  });
+
+  it('checks text without throwing, giving every problem with its path', () => {
+    const text = `routines:\n  - name: a\n    jobType: noop\n    queue: nope\n    trigger: { kind: cron, cron: "0 2 * * *", tzz: UTC }\n`;
+    const result = checkBundleText(text);
+    expect(result).toEqual({
+      ok: false,
+      issues: [{ path: 'routines[a].trigger', message: 'unknown field "tzz"; did you mean "tz"?' }],
+    });
+    expect(checkBundleText('{"queues": ', 'json')).toEqual({
+      ok: false,
+      issues: [{ path: '', message: expect.stringMatching(/^is not valid JSON: /) }],
+    });
+    expect(checkBundleText(good)).toMatchObject({ ok: true, bundle: { queues: [{ name: 'default' }] } });
   });
 });

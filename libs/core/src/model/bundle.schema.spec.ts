@@ -190,8 +190,33 @@ describe('parseBundle', () => {
       /^queues\[q\]: unknown field "colour"; valid fields: name, concurrency, /,
     );
     expect(errorsOf({ queues: [{ name: 'q', backoff: { kind: 'fixed' } }] })).toEqual([
-      'queues[q].backoff: unknown field "kind"',
+      'queues[q].backoff: unknown field "kind"; valid fields: type, delayMs, maxDelayMs, jitter',
     ]);
+  });
+
+  it('suggests the spelling of a field nested in the trigger the input chose', () => {
+    const trigger = { kind: 'cron', cron: '0 2 * * *', cronTz: 'UTC' };
+    expect(errorsOf({ queues: [queue], routines: [routine({ trigger })] })).toEqual([
+      'routines[nightly-backup].trigger: unknown field "cronTz"; did you mean "cron"?',
+    ]);
+    const interval = { kind: 'interval', everyMS: 5000 };
+    expect(errorsOf({ queues: [queue], routines: [routine({ trigger: interval })] })).toContain(
+      'routines[nightly-backup].trigger: unknown field "everyMS"; did you mean "everyMs"?',
+    );
+  });
+
+  it('gives every problem as a path and a message too', () => {
+    const r = parseBundle({
+      queues: [queue],
+      routines: [routine({ queue: 'nope' }), routine({ name: 'x', jobTyp: 1 })],
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.issues).toContainEqual({
+      path: 'routines[x]',
+      message: 'unknown field "jobTyp"; did you mean "jobType"?',
+    });
+    expect(r.errors).toEqual(r.issues.map((i) => `${i.path}: ${i.message}`));
   });
 
   it('refuses duplicate names and undefined queues', () => {

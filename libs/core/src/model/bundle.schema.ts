@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
-import { unknownFieldMessage } from './unknown-field';
+import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
 /** Policy as data (spec §5): the queues and routines of a `DROVER_CONFIG` file or `POST /apply` body. */
@@ -10,7 +10,14 @@ export interface Bundle {
   routines: Routine[];
 }
 
-export type ParseBundleResult = { ok: true; bundle: Bundle } | { ok: false; errors: string[] };
+/** One problem in a bundle: where (`routines[nightly-backup].trigger.cron`) and what is wrong. */
+export interface BundleIssue {
+  path: string;
+  message: string;
+}
+
+/** `errors` are the issues as one-line `path: message` strings, for logs and exceptions. */
+export type ParseBundleResult = { ok: true; bundle: Bundle } | { ok: false; errors: string[]; issues: BundleIssue[] };
 
 function label(raw: unknown, section: string, index: number): string {
   const list = (raw as Record<string, unknown> | null)?.[section];
@@ -29,15 +36,15 @@ function renderPath(raw: unknown, path: readonly PropertyKey[]): string {
   return out;
 }
 
-const KNOWN_FIELDS: Record<string, string[]> = {
-  queues: Object.keys(queueSchema.shape),
-  routines: Object.keys(routineSchema().shape),
-};
-
-function renderMessage(issue: z.core.$ZodIssue): string {
+function renderMessage(issue: z.core.$ZodIssue, schema: z.ZodType, raw: unknown): string {
   if (issue.code !== 'unrecognized_keys') return issue.message;
-  const known = issue.path.length === 2 ? KNOWN_FIELDS[String(issue.path[0])] : undefined;
+  // The input picks a union's option (a trigger's `kind`), so nested typos get a hint too.
+  const known = fieldsAt(schema, issue.path, raw);
   return issue.keys.map((key) => unknownFieldMessage(key, known)).join('; ');
+}
+
+function failed(issues: BundleIssue[]): ParseBundleResult {
+  return { ok: false, errors: issues.map((i) => `${i.path}: ${i.message}`), issues };
 }
 
 function duplicates(names: readonly string[]): string[] {
@@ -58,27 +65,32 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   });
   const result = schema.safeParse(raw ?? {});
   if (!result.success) {
-    return {
-      ok: false,
-      errors: result.error.issues.map((issue) => `${renderPath(raw, issue.path)}: ${renderMessage(issue)}`),
-    };
+    return failed(
+      result.error.issues.map((issue) => ({
+        path: renderPath(raw, issue.path),
+        message: renderMessage(issue, schema, raw),
+      })),
+    );
   }
   const bundle = result.data;
-  const errors: string[] = [];
+  const issues: BundleIssue[] = [];
   for (const name of duplicates(bundle.queues.map((q) => q.name))) {
-    errors.push(`queues[${name}].name: defined more than once; queue names must be unique`);
+    issues.push({ path: `queues[${name}].name`, message: 'defined more than once; queue names must be unique' });
   }
   for (const name of duplicates(bundle.routines.map((r) => r.name))) {
-    errors.push(`routines[${name}].name: defined more than once; routine names must be unique`);
+    issues.push({ path: `routines[${name}].name`, message: 'defined more than once; routine names must be unique' });
   }
   if (resolved.checkQueueRefs) {
     const known = new Set([...bundle.queues.map((q) => q.name), ...resolved.knownQueues]);
     for (const r of bundle.routines) {
       if (!known.has(r.queue)) {
         const list = [...known].sort().join(', ') || '(none)';
-        errors.push(`routines[${r.name}].queue: queue "${r.queue}" is not defined; defined queues: ${list}`);
+        issues.push({
+          path: `routines[${r.name}].queue`,
+          message: `queue "${r.queue}" is not defined; defined queues: ${list}`,
+        });
       }
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, bundle };
+  return issues.length > 0 ? failed(issues) : { ok: true, bundle };
 }

@@ -25,4 +25,16 @@ describe('unknown fields', () => {
     expect(fieldsAt(schema, ['items', 0])).toEqual(['a']);
     expect(fieldsAt(schema, ['nope'])).toBeUndefined();
   });
+
+  it('resolves a discriminated union to the option the input names, and to nothing without one', () => {
+    const schema = z.strictObject({
+      t: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('a'), alpha: z.number() }),
+        z.strictObject({ kind: z.literal('b'), beta: z.number() }),
+      ]),
+    });
+    expect(fieldsAt(schema, ['t'], { t: { kind: 'b' } })).toEqual(['kind', 'beta']);
+    expect(fieldsAt(schema, ['t'], { t: { kind: 'c' } })).toBeUndefined();
+    expect(fieldsAt(schema, ['t'])).toBeUndefined();
+  });
 });

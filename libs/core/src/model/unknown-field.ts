@@ -36,29 +36,51 @@ export function unknownFieldMessage(key: string, known: readonly string[] | unde
   return `unknown field "${key}"${known?.length ? `; valid fields: ${known.join(', ')}` : ''}`;
 }
 
-/** The object fields the schema accepts at `path` (through optional, default, nullable, array and pipe). */
-export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+type Def = Record<string, unknown>;
+const defOf = (s: unknown) => (s as { _zod?: { def?: Def } } | undefined)?._zod?.def;
+
+/** The option of a discriminated union that `value` selects by its discriminator (`kind: cron`). */
+function unionOption(def: Def, value: unknown): unknown {
+  const key = def.discriminator;
+  if (typeof key !== 'string' || !Array.isArray(def.options) || value === null || typeof value !== 'object') {
+    return undefined;
+  }
+  const tag = (value as Record<string, unknown>)[key];
+  return def.options.find((option) => {
+    const literal = defOf((defOf(option)?.shape as Def | undefined)?.[key]);
+    return Array.isArray(literal?.values) && literal.values.includes(tag);
+  });
+}
+
+/**
+ * The object fields the schema accepts at `path` (through optional, default, nullable, array and
+ * pipe). With the input `value` (the whole input the path is in), a discriminated union resolves
+ * to the option the input names (`trigger: {kind: cron}` → kind, cron, tz); without it, no answer.
+ */
+export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[], value?: unknown): string[] | undefined {
   let s: unknown = schema;
-  const defOf = () => (s as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+  let v = value;
   const unwrap = () => {
     for (let i = 0; i < 10; i++) {
-      const def = defOf();
+      const def = defOf(s);
       if (!def) return;
       if (def.innerType) s = def.innerType;
       else if (def.type === 'pipe' && def.in) s = def.in;
+      else if (def.type === 'union' && def.discriminator) s = unionOption(def, v);
       else return;
     }
   };
   for (const key of path) {
     unwrap();
-    const def = defOf();
+    const def = defOf(s);
     if (!def) return undefined;
-    if (def.type === 'object') s = (def.shape as Record<string, unknown>)[String(key)];
+    if (def.type === 'object') s = (def.shape as Def)[String(key)];
     else if (def.type === 'array') s = def.element;
     else if (def.type === 'record') s = def.valueType;
     else return undefined;
+    v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined;
   }
   unwrap();
-  const def = defOf();
-  return def?.type === 'object' ? Object.keys(def.shape as Record<string, unknown>) : undefined;
+  const def = defOf(s);
+  return def?.type === 'object' ? Object.keys(def.shape as Def) : undefined;
 }
