@@ -66,7 +66,9 @@ const banner = async () => {
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
     metrics  http://127.0.0.1:${port}/metrics
     policy   ${env.DROVER_CONFIG}
-  Try:  curl -s -X POST http://127.0.0.1:${port}/api/v1/routines/report-on-demand/trigger
+  Try:  npx drover status
+        npx drover routines trigger report-on-demand --wait        (docs/cli.md)
+        curl -s -X POST http://127.0.0.1:${port}/api/v1/routines/report-on-demand/trigger
   Runs of the demo routines show up in the log lines below. Ctrl-C stops everything, Redis included.
 `);
         return;
