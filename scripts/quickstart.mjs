@@ -55,6 +55,8 @@ process.on('exit', () => {
   redis?.stopSync();
 });
 
+// The CLI defaults to port 3000; any other port has to be named.
+const cliTarget = port === '3000' ? '' : ` --api-url http://127.0.0.1:${port}`;
 const banner = async () => {
   for (let i = 0; i < 600 && app.exitCode === null; i++) {
     try {
@@ -66,8 +68,8 @@ const banner = async () => {
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
     metrics  http://127.0.0.1:${port}/metrics
     policy   ${env.DROVER_CONFIG}
-  Try:  npx drover status
-        npx drover routines trigger report-on-demand --wait        (docs/cli.md)
+  Try:  npx drover${cliTarget} status
+        npx drover${cliTarget} routines trigger report-on-demand --wait        (docs/cli.md)
         curl -s -X POST http://127.0.0.1:${port}/api/v1/routines/report-on-demand/trigger
   Runs of the demo routines show up in the log lines below. Ctrl-C stops everything, Redis included.
 `);
