@@ -76,6 +76,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in browsers.
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.cjs', '**/*.mjs', '**/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

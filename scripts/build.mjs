@@ -1,5 +1,7 @@
 // Compiles apps/ and libs/ with swc (path aliases rewritten to relative requires), then writes
-// dist/apps/<name>/main.js entry points so every app runs as `node dist/apps/<name>/main.js`.
+// dist/apps/<name>/main.js entry points so every app runs as `node dist/apps/<name>/main.js`,
+// then builds the web console (console/, Vite + Preact) into dist/console, which the api serves
+// at /ui as static files: nothing of Vite or Preact is needed at run time.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,3 +39,12 @@ for (const app of readdirSync(join(root, 'apps'))) {
   if (shebang) chmodSync(entry, 0o755);
 }
 console.log('built dist/apps/{' + readdirSync(join(root, 'dist', 'apps')).join(',') + '}/main.js');
+
+// After swc: the rm above would delete it otherwise.
+const vite = spawnSync(
+  join(root, 'node_modules', '.bin', 'vite'),
+  ['build', '--config', join(root, 'console', 'vite.config.ts'), '--logLevel', 'warn'],
+  { cwd: root, stdio: 'inherit' },
+);
+if (vite.status !== 0) process.exit(vite.status ?? 1);
+console.log('built dist/console (the web console, served at /ui)');

@@ -64,6 +64,7 @@ const banner = async () => {
       if (res.ok) {
         console.log(`
   Drover is up (standalone: the scheduler, worker and api roles in one process)
+    console  http://127.0.0.1:${port}/ui   (the web console; development mode: no login from this machine)
     api      http://127.0.0.1:${port}/api/v1/cluster   (docs/api.md; development mode: loopback, no token)
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
     metrics  http://127.0.0.1:${port}/metrics

@@ -102,4 +102,11 @@ export const EXTRA_ROUTES: { method: SpecRoute['method']; path: string; why: str
     path: '/api/v1/operations/{id}',
     why: 'the table says bulk replays answer 202 with an operation id; this reads that operation',
   },
+  { method: 'POST', path: '/api/v1/session', why: 'the web console (§5, issue #15) logs in with a token for a cookie' },
+  {
+    method: 'GET',
+    path: '/api/v1/session',
+    why: 'the web console shows who is logged in and hides what the role may not do',
+  },
+  { method: 'DELETE', path: '/api/v1/session', why: 'the web console logs out' },
 ];

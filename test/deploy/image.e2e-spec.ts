@@ -91,7 +91,8 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
     expect(existsSync(join(app, 'dist', 'libs', 'redis', 'src', 'lua', 'claimSlot-3.lua'))).toBe(true);
     expect(existsSync(join(app, 'node_modules', 'bullmq'))).toBe(true);
     // Dev dependencies stay in the build stage; sources and tests never reach the image.
-    for (const dev of ['typescript', 'jest', '@swc/core', 'eslint']) {
+    expect(existsSync(join(app, 'dist', 'console', 'index.html'))).toBe(true);
+    for (const dev of ['typescript', 'jest', '@swc/core', 'eslint', 'vite', 'preact', 'playwright-core']) {
       expect(existsSync(join(app, 'node_modules', dev))).toBe(false);
     }
     expect(existsSync(join(app, 'apps'))).toBe(false);
@@ -134,6 +135,11 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
   it('runs standalone with no command (the default CMD)', async () => {
     const c = await start('standalone', undefined, { DROVER_PREFIX: uniquePrefix('image-sa') });
     await triggerAndWait(c.baseUrl, c);
+    // The web console ships in the image: its page and the script it loads.
+    const page = await fetch(`${c.baseUrl}/ui/routines`);
+    expect(page.status).toBe(200);
+    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect((await fetch(`${c.baseUrl}${script}`)).status).toBe(200);
     expect(await c.stop('SIGTERM')).toBe(0);
   }, 60_000);
 

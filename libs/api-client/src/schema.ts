@@ -554,6 +554,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who the caller is (token name, role) and how it authenticated */
+    get: operations['getSession'];
+    put?: never;
+    /**
+     * Console login: trade an API token for an httpOnly session cookie
+     * @description Verifies the token like a bearer header and answers with `Set-Cookie: drover_session=…` (httpOnly, SameSite=Strict, Path=/, Secure over TLS or with DROVER_API_COOKIE_SECURE=true). The session lasts 12 h from login and is kept in Redis (any api replica accepts it); the token itself is never stored. Requests with the cookie need `X-Drover-CSRF` when they change anything.
+     */
+    post: operations['createSession'];
+    /** Console logout: closes the session and clears its cookie */
+    delete: operations['deleteSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1069,6 +1091,26 @@ export interface components {
       /** @enum {string} */
       outcome: 'canceled' | 'cancel-requested';
       run: components['schemas']['Run'];
+    };
+    Session: {
+      /** @description false: no valid session, token or loopback development access */
+      authenticated: boolean;
+      /** @description The token the caller authenticated with (`dev` in development mode) */
+      name?: string;
+      /** @enum {string} */
+      role?: 'viewer' | 'operator' | 'admin';
+      /**
+       * @description How this request was authenticated
+       * @enum {string}
+       */
+      auth?: 'session' | 'bearer' | 'development';
+      /** @description The api has no tokens file: loopback clients need no login */
+      developmentMode: boolean;
+      /**
+       * Format: date-time
+       * @description When the console session ends (a fixed 12 h after login)
+       */
+      expiresAt?: string;
     };
     OpenApiDocument: {
       openapi: string;
@@ -4015,6 +4057,186 @@ export interface operations {
       };
       /** @description No such run */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Must be present (any value): proves the request came from the console */
+        'X-Drover-CSRF'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Logged in */
+      200: {
+        headers: {
+          /** @description The session cookie */
+          'Set-Cookie'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token is not valid */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No X-Drover-CSRF header */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Development mode: there are no tokens to log in with */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Must be present (any value): proves the request came from the console */
+        'X-Drover-CSRF'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Logged out (also when there was no session) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No X-Drover-CSRF header */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };

@@ -43,6 +43,11 @@ export interface DroverEnv {
   apiTokensFile?: string;
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
+  /**
+   * Mark the console's session cookie `Secure` on every answer, not only on requests that arrived
+   * over TLS: for an api behind a TLS-terminating proxy, where the api itself sees plain HTTP.
+   */
+  apiCookieSecure: boolean;
   shutdownGraceMs: number;
   httpAllow?: string[];
   port?: number;
@@ -140,6 +145,11 @@ export const envSchema = z.object({
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
   DROVER_API_TOKENS_FILE: opt(z.string()),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
+  DROVER_API_COOKIE_SECURE: opt(
+    z
+      .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['true', 'false']))
+      .transform((v) => v === 'true'),
+  ),
   DROVER_SHUTDOWN_GRACE_MS: opt(wholeNumber(0, 3_600_000)),
   DROVER_HTTP_ALLOW: opt(commaList(httpPrefix)),
   PORT: opt(wholeNumber(0, 65535)),
@@ -235,6 +245,7 @@ export function parseEnv(
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
     apiTokensFile: e.DROVER_API_TOKENS_FILE,
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
+    apiCookieSecure: e.DROVER_API_COOKIE_SECURE ?? false,
     shutdownGraceMs: e.DROVER_SHUTDOWN_GRACE_MS ?? 30_000,
     httpAllow: e.DROVER_HTTP_ALLOW,
     port: e.PORT ?? defaults.port,

@@ -29,7 +29,7 @@ export class ApiAuthGuard implements CanActivate {
     if (!spec || spec.role === 'none') return true;
     const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     try {
-      const principal = this.auth.authenticate(req);
+      const principal = await this.auth.authenticate(req);
       req.principal = principal;
       this.auth.require(principal, spec.role);
       return true;

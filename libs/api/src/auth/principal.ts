@@ -1,4 +1,5 @@
 import { API_ROLES, type ApiRole } from '@drover/config';
+import type { Session } from '../session/session-store';
 
 /** Who made a request: the token's name and role (`dev` in development mode). */
 export interface Principal {
@@ -11,7 +12,8 @@ export const roleRank = (role: ApiRole): number => API_ROLES.indexOf(role);
 /** True when `role` may do what `needed` may (viewer < operator < admin). */
 export const roleAllows = (role: ApiRole, needed: ApiRole): boolean => roleRank(role) >= roleRank(needed);
 
-/** The principal the guard attached to a request. */
+/** The principal the guard attached to a request, and the console session it came from, if any. */
 export interface AuthenticatedRequest {
   principal?: Principal;
+  consoleSession?: Session;
 }

@@ -2,6 +2,8 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { json, text } from 'express';
 import { DroverMetrics } from '@drover/metrics';
+import { consoleDir } from '../console/console-dir';
+import { consoleHandler } from '../console/console-static';
 import { sendProblem } from './api-exception.filter';
 
 /** Largest request body the api reads (spec §5: 413 above it). */
@@ -13,7 +15,7 @@ export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'
 /**
  * The api's HTTP plumbing, installed before Nest's routes: body parsers capped at 1 MiB (JSON,
  * merge patches, YAML bundles), their errors as problem documents, and request metrics labelled
- * by route template (never by a routine or run name).
+ * by route template (never by a routine or run name); and the web console's files at /ui.
  */
 export function configureApiHttp(app: INestApplication): void {
   const metrics = app.get(DroverMetrics);
@@ -39,4 +41,5 @@ export function configureApiHttp(app: INestApplication): void {
     if (res.headersSent) return next(err);
     sendProblem(res, err, logger, req);
   });
+  app.use('/ui', consoleHandler(consoleDir()));
 }

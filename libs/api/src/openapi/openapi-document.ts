@@ -134,7 +134,7 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
       summary: spec.summary,
       ...(spec.description && { description: spec.description }),
       tags: [spec.tag],
-      security: spec.role === 'none' ? [] : [{ bearer: [] }],
+      security: spec.role === 'none' ? [] : [{ bearer: [] }, { session: [] }],
       'x-drover-role': spec.role,
       parameters: parametersOf(spec, oasPath),
       responses,
@@ -169,6 +169,12 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A token from DROVER_API_TOKENS_FILE' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'drover_session',
+          description: "The web console's session (POST /api/v1/session); mutating requests also need X-Drover-CSRF",
+        },
       },
       schemas: {
         Problem: problemSchema,

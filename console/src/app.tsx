@@ -1,0 +1,128 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, ok, type Session } from './api';
+import { Link } from './components/link';
+import { feed, useConnection } from './live';
+import { Login } from './pages/login';
+import { Routes, NAV } from './routes';
+import { useRoute } from './router';
+import { SessionContext } from './session';
+
+const CONNECTION_TEXT = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  offline: 'Offline',
+} as const;
+
+function ConnectionIndicator() {
+  const state = useConnection();
+  return (
+    <span class={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection">
+      <span class="dot" aria-hidden="true" />
+      {CONNECTION_TEXT[state]}
+    </span>
+  );
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null>();
+  const [expired, setExpired] = useState(false);
+  const [fatal, setFatal] = useState<string>();
+  const { path } = useRoute();
+
+  const check = () =>
+    ok(api.GET('/api/v1/session')).then(
+      (s) => setSession(s.authenticated ? s : null),
+      (err: unknown) => setFatal(errorText(err)),
+    );
+
+  useEffect(() => void check(), []);
+  useEffect(() => {
+    if (!session) return;
+    feed.start();
+    // A feed the browser gave up on is most often a session that ended: ask who we are again.
+    const off = feed.onLost(() => {
+      setExpired(true);
+      void check();
+    });
+    return () => {
+      off();
+      feed.stop();
+    };
+  }, [session]);
+
+  if (fatal)
+    return (
+      <main class="login">
+        <p class="error" role="alert">
+          The api did not answer: {fatal}
+        </p>
+      </main>
+    );
+  if (session === undefined)
+    return (
+      <main class="login">
+        <p class="muted">Loading…</p>
+      </main>
+    );
+  if (session === null)
+    return (
+      <Login
+        expired={expired}
+        onLogin={(s) => {
+          setExpired(false);
+          setSession(s);
+        }}
+      />
+    );
+
+  const logout = async () => {
+    await api.DELETE('/api/v1/session').catch(() => undefined);
+    feed.stop();
+    setSession(null);
+  };
+  const section = '/' + (path.split('/')[1] ?? '');
+
+  return (
+    <SessionContext.Provider value={session}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      {session.developmentMode && (
+        <div class="banner" role="note">
+          Development mode: the api has no tokens file and serves loopback clients as admin without login.
+        </div>
+      )}
+      <header class="top">
+        <Link to="/" class="brand">
+          Drover
+        </Link>
+        <nav aria-label="Sections">
+          <ul>
+            {NAV.map(([to, label]) => (
+              <li key={to}>
+                <Link to={to} current={to === '/' ? path === '/' : section === to}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <ConnectionIndicator />
+          <span class="muted" data-testid="whoami">
+            {session.name} · {session.role}
+          </span>
+          {session.auth === 'session' && (
+            <button type="button" class="link" onClick={() => void logout()}>
+              Log out
+            </button>
+          )}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Routes path={path} />
+      </main>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,178 @@
+import { api, ok } from '../api';
+import { Empty, ErrorNote, Page, Status, Time } from '../components/bits';
+import { DurationChart } from '../components/charts';
+import { Link } from '../components/link';
+import { RoutineActions } from '../components/routine-actions';
+import { duration, json, runDuration, when } from '../format';
+import { useLiveReload } from '../live';
+import { useResource } from '../resource';
+import { triggerText } from './routines';
+
+const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
+
+async function load(name: string) {
+  const path = { params: { path: { name } } };
+  const [routine, runs, stats, preview] = await Promise.all([
+    ok(api.GET('/api/v1/routines/{name}', path)),
+    ok(api.GET('/api/v1/routines/{name}/runs', path)),
+    ok(api.GET('/api/v1/routines/{name}/stats', { params: { path: { name }, query: { window: '24h' } } })),
+    ok(api.GET('/api/v1/routines/{name}/preview', { params: { path: { name }, query: { count: 10 } } })),
+  ]);
+  return { routine, runs: runs.items, stats, preview };
+}
+
+export function RoutineDetail({ name }: { name: string }) {
+  const res = useResource(() => load(name), [name]);
+  useLiveReload(['routine', 'run'], res.reload, (e) => (e.kind === 'routine' ? e.id === name : e.action === 'status'));
+  const d = res.data;
+  const finished = (d?.runs ?? []).filter((r) => runDuration(r) !== undefined).reverse();
+  const skipped = (d?.runs ?? []).filter((r) => r.status === 'skipped').slice(0, 10);
+  return (
+    <Page title={`Routine ${name}`} actions={d && <RoutineActions routine={d.routine} onChange={res.reload} />}>
+      <ErrorNote error={res.error} />
+      {d && (
+        <>
+          <dl class="facts">
+            <dt>status</dt>
+            <dd>
+              <Status status={d.routine.status} />
+              {d.routine.pause?.note && <> “{d.routine.pause.note}”</>}
+              {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
+            </dd>
+            <dt>trigger</dt>
+            <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            <dt>job</dt>
+            <dd>
+              {d.routine.definition.jobType} on{' '}
+              <Link to={`/runs?queue=${d.routine.definition.queue}`}>{d.routine.definition.queue}</Link>
+            </dd>
+            <dt>origin</dt>
+            <dd>
+              {d.routine.origin}
+              {d.routine.drifted && (
+                <span class="badge s-drift">
+                  drift: edited at runtime{d.routine.drift?.by ? ` by ${d.routine.drift.by}` : ''}
+                </span>
+              )}
+            </dd>
+            <dt>policies</dt>
+            <dd>
+              overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
+            </dd>
+          </dl>
+
+          <h2>Last 24 hours</h2>
+          <div class="cards">
+            <div class="card">
+              <h3>runs</h3>
+              <p class="big">{d.stats.total}</p>
+              <p class="muted small">
+                {d.stats.counts.succeeded} ok · {d.stats.counts.parked} parked · {d.stats.counts.skipped} skipped ·{' '}
+                {d.stats.counts.canceled} canceled
+              </p>
+            </div>
+            <div class="card">
+              <h3>success</h3>
+              <p class="big">{pct(d.stats.successRatio)}</p>
+            </div>
+            <div class="card">
+              <h3>duration p50 / p95</h3>
+              <p>
+                {duration(d.stats.durationMs.p50)} / {duration(d.stats.durationMs.p95)}
+              </p>
+            </div>
+            <div class="card">
+              <h3>lateness p50 / p95</h3>
+              <p>
+                {duration(d.stats.latenessMs.p50)} / {duration(d.stats.latenessMs.p95)}
+              </p>
+            </div>
+          </div>
+
+          <h2>History</h2>
+          {finished.length > 0 && (
+            <DurationChart
+              label={`durations of the last ${finished.length} finished runs`}
+              bars={finished.map((r) => ({
+                ms: runDuration(r)!,
+                ok: r.status === 'succeeded',
+                title: `${r.status} in ${duration(runDuration(r))} at ${when(r.finishedAt)}`,
+              }))}
+            />
+          )}
+          {d.runs.length === 0 ? (
+            <Empty>No runs yet.</Empty>
+          ) : (
+            <div class="scroll">
+              <table>
+                <caption class="sr-only">Recent runs of {name}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">run</th>
+                    <th scope="col">status</th>
+                    <th scope="col">slot</th>
+                    <th scope="col">duration</th>
+                    <th scope="col">source</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.runs.slice(0, 50).map((r) => (
+                    <tr key={r.id}>
+                      <th scope="row">
+                        <Link to={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link>
+                      </th>
+                      <td>
+                        <Status status={r.status} />
+                      </td>
+                      <td>
+                        <Time iso={r.scheduledFor ?? r.createdAt} />
+                      </td>
+                      <td>{duration(runDuration(r))}</td>
+                      <td>{r.source}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+
+          <h2>Why fires were skipped</h2>
+          {skipped.length === 0 ? (
+            <Empty>No skipped fires among the recent runs.</Empty>
+          ) : (
+            <ul class="plain">
+              {skipped.map((r) => (
+                <li key={r.id}>
+                  <Time iso={r.scheduledFor} /> — {r.reason ?? 'no reason recorded'}
+                </li>
+              ))}
+            </ul>
+          )}
+
+          <h2>Next fires</h2>
+          {d.preview.paused && <p class="muted">Paused: these are the fires it would make once resumed.</p>}
+          {d.preview.items.length === 0 ? (
+            <Empty>No upcoming fires (manual or finished trigger).</Empty>
+          ) : (
+            <ol class="plain">
+              {d.preview.items.map((p) => (
+                <li key={p.at}>
+                  {p.local} <span class="muted">({d.preview.tz})</span>
+                  {p.dst && (
+                    <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
+                      DST {p.dst}
+                    </span>
+                  )}
+                </li>
+              ))}
+            </ol>
+          )}
+          <details>
+            <summary>Definition</summary>
+            <pre>{json(d.routine.definition)}</pre>
+          </details>
+        </>
+      )}
+    </Page>
+  );
+}

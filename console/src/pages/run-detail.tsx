@@ -1,0 +1,216 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, FINAL_STATUSES, ok, type Run } from '../api';
+import { ErrorNote, Page, Status, Time } from '../components/bits';
+import { Link } from '../components/link';
+import { duration, json, runDuration, when } from '../format';
+import { useResource } from '../resource';
+import { navigate } from '../router';
+import { useCan } from '../session';
+
+type Live = 'following' | 'ended' | 'reconnecting';
+
+/**
+ * Follows one run's event stream (`/api/v1/runs/{id}/events`): each `status` event carries the
+ * whole run, `progress` its handler's latest value. Closed on `end`, since EventSource would
+ * otherwise reconnect to a finished run forever.
+ */
+function useRunStream(id: string, onRun: (r: Run) => void, onProgress: (p: unknown) => void): Live {
+  const [live, setLive] = useState<Live>('following');
+  useEffect(() => {
+    const source = new EventSource(`/api/v1/runs/${encodeURIComponent(id)}/events`);
+    const parse = (m: Event) => JSON.parse((m as MessageEvent<string>).data) as Record<string, unknown>;
+    source.addEventListener('status', (m) => onRun(parse(m) as unknown as Run));
+    source.addEventListener('progress', (m) => onProgress(parse(m).progress));
+    const end = () => {
+      source.close();
+      setLive('ended');
+    };
+    source.addEventListener('end', end);
+    source.addEventListener('removed', end);
+    source.onopen = () => setLive('following');
+    source.onerror = () => (source.readyState === EventSource.CLOSED ? end() : setLive('reconnecting'));
+    return () => source.close();
+    // The handlers only set state: the stream depends on the id alone.
+  }, [id]);
+  return live;
+}
+
+function Actions({ run, onChange }: { run: Run; onChange: (r?: Run) => void }) {
+  const can = useCan('operator');
+  const [error, setError] = useState<string>();
+  if (!can) return null;
+  const cancel = async () => {
+    try {
+      const res = await ok(api.POST('/api/v1/runs/{id}/cancel', { params: { path: { id: run.id } }, body: {} }));
+      onChange(res.run);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const replay = async () => {
+    try {
+      const res = await ok(
+        api.POST('/api/v1/queues/{name}/parked/{id}/replay', { params: { path: { name: run.queue, id: run.id } } }),
+      );
+      navigate(`/runs/${encodeURIComponent(res.runId)}`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <>
+      {!FINAL_STATUSES.includes(run.status) && (
+        <button type="button" class="danger" onClick={() => void cancel()}>
+          Cancel run
+        </button>
+      )}
+      {run.status === 'parked' && !run.replayedAs && (
+        <button type="button" onClick={() => void replay()}>
+          Replay
+        </button>
+      )}
+      {error && (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      )}
+    </>
+  );
+}
+
+export function RunDetail({ id }: { id: string }) {
+  const res = useResource(() => ok(api.GET('/api/v1/runs/{id}', { params: { path: { id } } })), [id]);
+  const [fresh, setFresh] = useState<Run>();
+  const [progress, setProgress] = useState<unknown>();
+  const live = useRunStream(id, setFresh, setProgress);
+  const run = fresh ?? res.data;
+  const shownProgress = progress ?? run?.progress;
+  return (
+    <Page title={`Run ${id}`} actions={run && <Actions run={run} onChange={(r) => (r ? setFresh(r) : res.reload())} />}>
+      <ErrorNote error={run ? undefined : res.error} />
+      {run && (
+        <>
+          <p data-testid="run-status">
+            <Status status={run.status} />{' '}
+            <span class="muted small" aria-live="polite">
+              {live === 'following' ? 'following live' : live === 'ended' ? 'final' : 'reconnecting…'}
+            </span>
+          </p>
+          {shownProgress !== undefined && shownProgress !== null && (
+            <div class="progress-line">
+              {typeof shownProgress === 'number' ? (
+                <progress max={100} value={shownProgress} aria-label="progress">
+                  {shownProgress} %
+                </progress>
+              ) : (
+                <code>{json(shownProgress)}</code>
+              )}
+            </div>
+          )}
+          <dl class="facts">
+            <dt>routine</dt>
+            <dd>
+              {run.routine ? (
+                <Link to={`/routines/${encodeURIComponent(run.routine)}`}>{run.routine}</Link>
+              ) : (
+                '— (ad hoc)'
+              )}
+            </dd>
+            <dt>job type</dt>
+            <dd>{run.jobType}</dd>
+            <dt>queue</dt>
+            <dd>{run.queue}</dd>
+            <dt>source</dt>
+            <dd>
+              {run.source}
+              {run.createdBy && ` by ${run.createdBy}`}
+            </dd>
+            <dt>attempt</dt>
+            <dd>
+              {run.attempt} of {run.maxAttempts}
+              {run.nextAttemptAt && (
+                <>
+                  {' '}
+                  · next <Time iso={run.nextAttemptAt} />
+                </>
+              )}
+            </dd>
+            <dt>slot</dt>
+            <dd>{when(run.scheduledFor)}</dd>
+            <dt>started / finished</dt>
+            <dd>
+              {when(run.startedAt)} / {when(run.finishedAt)} ({duration(runDuration(run))})
+            </dd>
+            {run.worker && (
+              <>
+                <dt>worker</dt>
+                <dd>{run.worker}</dd>
+              </>
+            )}
+            {run.reason && (
+              <>
+                <dt>reason</dt>
+                <dd>{run.reason}</dd>
+              </>
+            )}
+            {run.replayOf && (
+              <>
+                <dt>replay of</dt>
+                <dd>
+                  <Link to={`/runs/${encodeURIComponent(run.replayOf)}`}>{run.replayOf}</Link>
+                </dd>
+              </>
+            )}
+            {run.replayedAs && (
+              <>
+                <dt>replayed as</dt>
+                <dd>
+                  <Link to={`/runs/${encodeURIComponent(run.replayedAs)}`}>{run.replayedAs}</Link>
+                </dd>
+              </>
+            )}
+          </dl>
+          <h2>Payload</h2>
+          <pre>{json(run.payload)}</pre>
+          {run.result !== undefined && (
+            <>
+              <h2>Result</h2>
+              <pre>{json(run.result)}</pre>
+            </>
+          )}
+          <h2>Attempts</h2>
+          {(run.errors ?? []).length === 0 && !run.error ? (
+            <p class="muted">No failed attempts.</p>
+          ) : (
+            <ol class="attempts">
+              {(run.errors ?? []).map((a) => (
+                <li key={a.attempt}>
+                  <strong>
+                    attempt {a.attempt}: {a.kind}
+                  </strong>{' '}
+                  <span class="muted small">
+                    {when(a.failedAt)}
+                    {a.worker && ` on ${a.worker}`}
+                  </span>
+                  <p class="error">{a.message}</p>
+                  {a.stack && (
+                    <details>
+                      <summary>stack</summary>
+                      <pre>{a.stack}</pre>
+                    </details>
+                  )}
+                </li>
+              ))}
+              {(run.errors ?? []).length === 0 && run.error && (
+                <li>
+                  <p class="error">{run.error.message}</p>
+                  {run.error.stack && <pre>{run.error.stack}</pre>}
+                </li>
+              )}
+            </ol>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}

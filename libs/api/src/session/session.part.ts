@@ -1,0 +1,9 @@
+import type { ApiPart } from '../api-part';
+import { SessionController } from './session.controller';
+import { SessionStore } from './session-store';
+
+/** The console's session routes and the Redis store of sessions. */
+export const SESSION_PART: ApiPart = {
+  controllers: [SessionController],
+  providers: [SessionStore],
+};

@@ -1,0 +1,171 @@
+// `npm run console:screenshots`: regenerates docs/console/*.png. Starts an embedded redis-server
+// and the standalone app (built: run `npm run build` first) with a tokens file, seeds some runs
+// (successes and a few parked failures), logs into the console in Debian's chromium and shoots
+// each page at 1280×800.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { stringify } from 'yaml';
+import { startEmbeddedRedis } from './lib/embedded-redis.mjs';
+import { root } from './lib/ensure.mjs';
+
+const out = join(root, 'docs', 'console');
+if (!existsSync(join(root, 'dist', 'console', 'index.html'))) {
+  console.error('dist/console is missing: run `npm run build` first');
+  process.exit(1);
+}
+const home = mkdtempSync(join(tmpdir(), 'drover-shots-'));
+const token = randomBytes(24).toString('hex');
+const tokensFile = join(home, 'tokens.yaml');
+writeFileSync(
+  tokensFile,
+  stringify({
+    tokens: [{ name: 'oncall', role: 'operator', sha256: createHash('sha256').update(token).digest('hex') }],
+  }),
+);
+const policyFile = join(home, 'drover.yaml');
+writeFileSync(
+  policyFile,
+  stringify({
+    queues: [
+      { name: 'default', concurrency: 5, globalConcurrency: 10 },
+      { name: 'reports', concurrency: 2, maxAttempts: 1, rateLimit: { max: 10, durationMs: 60000 } },
+    ],
+    routines: [
+      { name: 'heartbeat', jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: 5000 } },
+      {
+        name: 'nightly-backup',
+        jobType: 'sleep',
+        queue: 'default',
+        trigger: { kind: 'cron', cron: '30 2 * * *', tz: 'Europe/Berlin' },
+        payload: { ms: 200 },
+      },
+      {
+        name: 'slow-tick',
+        jobType: 'sleep',
+        queue: 'default',
+        trigger: { kind: 'cron', cron: '*/10 * * * * *' },
+        payload: { ms: 1500 },
+        concurrencyPolicy: 'forbid',
+      },
+      {
+        name: 'report-on-demand',
+        jobType: 'sleep',
+        queue: 'reports',
+        trigger: { kind: 'manual' },
+        payload: { ms: 700 },
+      },
+      // Nothing listens on port 9 of loopback: these park, for the parked page.
+      {
+        name: 'push-invoices',
+        jobType: 'http.request',
+        queue: 'reports',
+        trigger: { kind: 'manual' },
+        payload: { url: 'http://127.0.0.1:9/invoices' },
+      },
+    ],
+  }),
+);
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const redis = await startEmbeddedRedis(home, 6390);
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const app = spawn(process.execPath, [join(root, 'dist', 'apps', 'standalone', 'main.js')], {
+  cwd: root,
+  env: {
+    ...process.env,
+    REDIS_URL: redis.url,
+    PORT: String(port),
+    DROVER_CONFIG: policyFile,
+    DROVER_API_TOKENS_FILE: tokensFile,
+    DROVER_PREFIX: 'shots',
+    LOG_LEVEL: 'warn',
+  },
+  stdio: 'inherit',
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const call = (method, path, body) =>
+  fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then((r) => r.json());
+
+let browser;
+try {
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 200) throw new Error('the standalone app did not get ready');
+    await sleep(100);
+  }
+  const runIds = [];
+  for (let i = 0; i < 4; i++) runIds.push((await call('POST', '/routines/report-on-demand/trigger', {})).runId);
+  for (let i = 0; i < 5; i++) await call('POST', '/routines/push-invoices/trigger', {});
+  await call('POST', '/routines/nightly-backup/pause', { note: 'backup host migration' });
+  await sleep(12_000); // a few heartbeats and slow ticks, and the reports done
+
+  mkdirSync(out, { recursive: true });
+  const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const shot = async (name) => {
+    await sleep(600);
+    await page.screenshot({ path: join(out, `${name}.png`) });
+    console.log(`wrote docs/console/${name}.png`);
+  };
+  await page.goto(`${base}/ui/`);
+  await page.getByLabel('API token').waitFor();
+  await shot('login');
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  const pages = [
+    ['overview', '/'],
+    ['routines', '/routines'],
+    ['routine-detail', '/routines/slow-tick'],
+    ['runs', '/runs'],
+    ['run-detail', `/runs/${runIds[0]}`],
+    ['parked', '/parked?queue=reports'],
+    ['queues', '/queues'],
+    ['workers', '/workers'],
+    ['plan', '/plan'],
+  ];
+  for (const [name, path] of pages) {
+    await page.goto(`${base}/ui${path}`);
+    await page.locator('h1').waitFor();
+    await shot(name);
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`${base}/ui/routines`);
+  await page.locator('table').waitFor();
+  await shot('routines-dark');
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto(`${base}/ui/runs/${runIds[0]}`);
+  await page.locator('h1').waitFor();
+  await shot('run-detail-phone');
+} finally {
+  await browser?.close();
+  app.kill('SIGTERM');
+  await new Promise((r) => app.once('exit', r));
+  await redis.stop();
+  rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,226 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { waitFor } from '@drover/testing';
+import { ApiCluster } from '../api/support/api-cluster';
+import { seriousViolations, type AxeFinding } from './support/axe';
+import { launchChromium, trackedPage } from './support/browser';
+
+/**
+ * The web console in a real browser (Debian's chromium) against a real api, scheduler and worker
+ * with tokens: login, live run status over SSE, pause, bulk replay of parked runs, a viewer's
+ * read-only console, no console errors, and an axe scan of every main page. What the console did
+ * is checked through the API, never by what the page says alone.
+ */
+describe('web console (chromium, real api + scheduler + worker)', () => {
+  let api: ApiCluster;
+  let browser: Browser;
+  const errors: string[] = [];
+  const contexts: BrowserContext[] = [];
+
+  const ui = (path = '/') => `${api.api.baseUrl}/ui${path}`;
+
+  async function loggedIn(role: 'viewer' | 'operator' | 'admin'): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await trackedPage(context, errors);
+    await page.goto(ui('/'));
+    await page.getByLabel('API token').fill(api.tokens[role]);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page
+      .getByTestId('whoami')
+      .filter({ hasText: `${role}-token · ${role}` })
+      .waitFor();
+    return { context, page };
+  }
+
+  beforeAll(async () => {
+    [api, browser] = await Promise.all([
+      ApiCluster.start('console', {
+        policy: {
+          queues: [
+            { name: 'default', concurrency: 5 },
+            { name: 'flaky', concurrency: 5, maxAttempts: 1 },
+          ],
+          routines: [
+            {
+              name: 'on-demand',
+              jobType: 'sleep',
+              queue: 'default',
+              trigger: { kind: 'manual' },
+              payload: { ms: 1500 },
+            },
+            { name: 'ticker', jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: 3_600_000 } },
+            // Nothing listens on port 9 of loopback: every call fails, and with one attempt the run parks.
+            {
+              name: 'broken-call',
+              jobType: 'http.request',
+              queue: 'flaky',
+              trigger: { kind: 'manual' },
+              payload: { url: 'http://127.0.0.1:9/down' },
+            },
+          ],
+        },
+      }),
+      launchChromium(),
+    ]);
+    for (let i = 0; i < 3; i++) {
+      expect((await api.call('POST', '/routines/broken-call/trigger', { body: {} })).status).toBe(201);
+    }
+    await waitFor('3 parked runs', async () => (await api.call('GET', '/queues/flaky')).body.counts.parked === 3, {
+      timeoutMs: 20_000,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  }, 30_000);
+
+  it('logs in with a token into an httpOnly SameSite=Strict cookie, never keeping the token in the page', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await trackedPage(context, errors);
+    await page.goto(ui('/routines'));
+    await page.getByLabel('API token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: '401' }).waitFor();
+    errors.length = 0; // the refused login is a 401 the browser reports; it is what this step tests
+
+    await page.getByLabel('API token').fill(api.tokens.operator);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('link', { name: 'on-demand' }).waitFor();
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'drover_session', httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie!.value).not.toContain(api.tokens.operator);
+    expect(
+      await page.evaluate('[document.cookie, JSON.stringify(localStorage), JSON.stringify(sessionStorage)]'),
+    ).toEqual(['', '{}', '{}']);
+    // The session is the token's: the api answers the cookie as operator-token.
+    const who = await context.request.get(`${api.url}/session`);
+    expect(await who.json()).toMatchObject({
+      authenticated: true,
+      name: 'operator-token',
+      role: 'operator',
+      auth: 'session',
+    });
+  }, 30_000);
+
+  it('triggers a routine and shows its run go running → succeeded live, without a reload', async () => {
+    const { page } = await loggedIn('operator');
+    await page.getByRole('link', { name: 'Routines' }).click();
+    await page.evaluate('window.marker = 1');
+    await page.getByRole('button', { name: 'Trigger on-demand now' }).click();
+    await page.waitForURL(/\/ui\/runs\/[^/]+$/);
+    const status = page.getByTestId('run-status');
+    await status.getByText('running', { exact: true }).waitFor({ timeout: 15_000 });
+    await status.getByText('succeeded', { exact: true }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.marker')).toBe(1); // the same page: no reload happened
+
+    const runId = decodeURIComponent(page.url().split('/').pop()!);
+    const run = await api.call('GET', `/runs/${encodeURIComponent(runId)}`);
+    expect(run.body).toMatchObject({
+      routine: 'on-demand',
+      status: 'succeeded',
+      source: 'manual',
+      createdBy: 'operator-token',
+    });
+  }, 30_000);
+
+  it('pauses a routine with a note; the api has it paused, and the audit log names the token behind the session', async () => {
+    const { page } = await loggedIn('operator');
+    await page.goto(ui('/routines'));
+    await page.getByRole('button', { name: 'Pause ticker…' }).click();
+    await page.getByLabel('Note').fill('maintenance window');
+    await page.getByRole('button', { name: 'Pause ticker', exact: true }).click();
+    await page.locator('[data-routine="ticker"]').getByText('“maintenance window”').waitFor();
+
+    const routine = await api.call('GET', '/routines/ticker');
+    expect(routine.body).toMatchObject({ status: 'paused', pause: { note: 'maintenance window' } });
+    const audit = await api.call('GET', '/audit?page_size=20');
+    expect(audit.body.items).toContainEqual(
+      expect.objectContaining({ action: 'pauseRoutine', target: 'name=ticker', token: 'operator-token', status: 200 }),
+    );
+  }, 30_000);
+
+  it('replays every parked run matching a filter: a dry-run count, then the operation to the end', async () => {
+    const { page } = await loggedIn('operator');
+    await page.goto(ui('/parked?queue=flaky'));
+    await page.getByText('3×').waitFor();
+    await page.getByRole('button', { name: 'Replay matching…' }).click();
+    await page.getByTestId('dry-run').getByText('3 parked runs match.').waitFor();
+    await page.getByRole('button', { name: 'Replay 3' }).click();
+    const op = page.getByTestId('operation');
+    await op.getByText(/replay done: 3 done/).waitFor({ timeout: 20_000 });
+    const bar = op.locator('progress');
+    expect([await bar.getAttribute('value'), await bar.getAttribute('max')]).toEqual(['3', '3']);
+
+    const runs = await api.call('GET', '/runs?queue=flaky&page_size=100');
+    const replays = (runs.body.items as { replayOf?: string; source: string }[]).filter((r) => r.replayOf);
+    expect(replays).toHaveLength(3);
+    expect(replays.every((r) => r.source === 'replay')).toBe(true);
+  }, 30_000);
+
+  it('gives a viewer no write controls, and the api refuses the writes a viewer forces', async () => {
+    const { context, page } = await loggedIn('viewer');
+    await page.goto(ui('/routines'));
+    await page.getByRole('link', { name: 'on-demand' }).waitFor();
+    expect(await page.getByRole('button', { name: /Trigger|Pause|Resume/ }).count()).toBe(0);
+    await page.goto(ui('/queues'));
+    await page.locator('[data-queue="flaky"]').waitFor();
+    expect(await page.getByRole('button', { name: /Pause|Resume/ }).count()).toBe(0);
+    await page.goto(ui('/parked?queue=flaky'));
+    await page.getByText(/×/).first().waitFor();
+    expect(await page.getByRole('button', { name: /Replay|Purge/ }).count()).toBe(0);
+
+    const forced = await context.request.post(`${api.url}/routines/on-demand/trigger`, {
+      headers: { 'X-Drover-CSRF': '1' },
+      data: {},
+    });
+    expect(forced.status()).toBe(403);
+    expect((await forced.json()).detail).toContain('needs role operator');
+  }, 30_000);
+
+  it('refuses a cookie-authenticated write without the CSRF header, and logs out', async () => {
+    const { context, page } = await loggedIn('operator');
+    const bare = await context.request.post(`${api.url}/routines/ticker/resume`, { data: {} });
+    expect(bare.status()).toBe(403);
+    expect((await bare.json()).detail).toContain('X-Drover-CSRF');
+    expect((await api.call('GET', '/routines/ticker')).body.status).toBe('paused');
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('API token').waitFor();
+    expect(await context.cookies()).toEqual([]);
+  }, 30_000);
+
+  it('passes an axe scan (no serious or critical violations) on every main page, light and dark, with no console errors', async () => {
+    const { page } = await loggedIn('admin');
+    const runs = await api.call('GET', '/runs?queue=default&page_size=1');
+    const pages: [string, string][] = [
+      ['/', 'Overview'],
+      ['/routines', 'Routines'],
+      ['/routines/on-demand', 'Routine on-demand'],
+      ['/runs', 'Runs'],
+      [`/runs/${runs.body.items[0].id}`, 'Run '],
+      ['/parked?queue=flaky', 'Parked runs'],
+      ['/queues', 'Queues'],
+      ['/workers', 'Workers'],
+      ['/plan', 'Plan'],
+    ];
+    const found: Record<string, AxeFinding[]> = {};
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [path, title] of pages) {
+        await page.goto(ui(path));
+        await page.getByRole('heading', { level: 1, name: title }).waitFor();
+        await page.locator('table, dl, .cards, ul, p.muted').first().waitFor();
+        const v = await seriousViolations(page);
+        if (v.length) found[`${scheme} ${path}`] = v;
+      }
+    }
+    expect(found).toEqual({});
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
+});

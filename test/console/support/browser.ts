@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's chromium (`.ci/run` installs it); playwright-core brings no browser of its own. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (see .ci/run)`);
+  // Chromium's sandbox refuses to run as root (CI containers); elsewhere it stays on.
+  const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+  return chromium.launch({ executablePath: CHROMIUM, args });
+}
+
+/**
+ * A page that records every console error and uncaught exception, so a test can assert the
+ * console ran clean (a CSP violation or a failed request shows up there too).
+ */
+export async function trackedPage(context: BrowserContext, errors: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`${page.url()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`${page.url()}: uncaught ${err.message}`));
+  return page;
+}
