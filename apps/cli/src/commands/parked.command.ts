@@ -4,6 +4,7 @@ import { UsageError } from '../cli-error';
 import { parseCount, parseInstant } from '../args';
 import type { CliContext } from '../context';
 import { runOperation } from '../operations/follow-operation';
+import { changedBy } from '../operations/progress-bar';
 import { renderTable } from '../output/table';
 import { collect } from '../paging';
 import { runColumns, type Run } from '../runs/run-columns';
@@ -92,7 +93,7 @@ async function bulk(
   ctx.emit(
     op,
     () =>
-      `${kind} ${op.status}: ${op.done} ${kind === 'replay' ? 'replayed' : 'purged'}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})\n`,
+      `${kind} ${op.status}: ${changedBy(op)} ${kind === 'replay' ? 'replayed' : 'purged'}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})\n`,
   );
 }
 
