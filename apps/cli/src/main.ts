@@ -12,6 +12,9 @@ const io: CliIo = {
   stdinIsTty: process.stdin.isTTY === true,
   async ask(question) {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
+    // On a terminal readline reads Ctrl-C as a key, not a signal: without this it would close the
+    // question and read as "no answer" (exit 1) instead of an interruption (130).
+    rl.on('SIGINT', interrupted);
     try {
       return await rl.question(question);
     } catch {
@@ -30,8 +33,18 @@ const io: CliIo = {
   now: () => Date.now(),
 };
 
-// Ctrl-C during a watch or a bulk operation: stop quietly with the shell's code for SIGINT.
-process.once('SIGINT', () => process.exit(ExitCode.interrupted));
+/**
+ * Ctrl-C during a watch, a bulk operation or a question: stop quietly with the shell's code for
+ * SIGINT. The terminal echoed `^C` after whatever was on the cursor's row (a progress line, the
+ * question): end that row, or the shell's next output runs into it.
+ */
+function interrupted(): never {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  else if (process.stdout.isTTY) process.stdout.write('\n');
+  process.exit(ExitCode.interrupted);
+}
+
+process.once('SIGINT', interrupted);
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   // `drover runs ls | head` closes the pipe early: not a failure worth a stack.
   if (err.code === 'EPIPE') process.exit(ExitCode.ok);

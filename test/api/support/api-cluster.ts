@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { ApiRole } from '@drover/config';
-import type { AppProcess } from '@drover/testing';
+import { waitFor, type AppProcess } from '@drover/testing';
 import { TestCluster } from '../../support/test-cluster';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers field by field
@@ -76,7 +76,28 @@ export class ApiCluster {
     c.api = api;
     c.scheduler = scheduler;
     c.worker = worker;
+    await c.untilPolicyVisible(opts);
     return c;
+  }
+
+  /**
+   * The api can answer before the policy's queues reached its registry view; a first
+   * `POST /jobs` then gets "queue not defined". Tests start once every queue of the policy is
+   * listed.
+   */
+  private async untilPolicyVisible(opts: ApiClusterOptions): Promise<void> {
+    const names = ((opts.policy as { queues?: { name: string }[] } | undefined)?.queues ?? []).map((q) => q.name);
+    if (names.length === 0) return;
+    await waitFor(
+      `the api to list queues ${names.join(', ')}`,
+      async () => {
+        const res = await this.call('GET', '/queues', { as: opts.devMode ? 'none' : 'viewer' });
+        if (res.status !== 200) return false;
+        const items = (res.body as { items: { name: string }[] }).items;
+        return names.every((n) => items.some((q) => q.name === n));
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
   }
 
   get url(): string {

@@ -4,6 +4,7 @@ import { UsageError } from '../cli-error';
 import { parseCount, parseInstant } from '../args';
 import type { CliContext } from '../context';
 import { runOperation } from '../operations/follow-operation';
+import { changedBy } from '../operations/progress-bar';
 import { renderTable } from '../output/table';
 import { collect } from '../paging';
 import { runColumns, type Run } from '../runs/run-columns';
@@ -92,7 +93,8 @@ async function bulk(
   if (ctx.human) {
     const verb = kind === 'replay' ? 'replayed' : 'purged';
     ctx.io.out(
-      `${kind} ${op.status}: ${op.done} ${verb}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})\n`,
+      `${kind} ${op.status}: ${changedBy(op)} ${verb}, ${op.skipped} skipped, ${op.failed} failed (operation ${op.id})
+`,
     );
   }
 }

@@ -12,6 +12,11 @@ export interface FollowOptions {
 
 const SETTLED = new Set(['succeeded', 'failed', 'canceled', 'skipped', 'parked']);
 
+/** `text` cut to `width` characters with an ellipsis. */
+function fit(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+}
+
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
@@ -33,11 +38,31 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
   const c = ctx.colors;
   let last: Run | undefined;
   let lastLine = '';
+  let lastProgress: string | undefined;
   let progressShown = false;
+  const stamp = () => `${c.dim(clock(ctx.io.now()))}  `;
   const line = (text: string) => {
     if (progressShown) ctx.io.out('\r\u001b[K');
     progressShown = false;
-    ctx.io.out(`${c.dim(clock(ctx.io.now()))}  ${text}\n`);
+    ctx.io.out(`${stamp()}${text}\n`);
+  };
+  const statusLine = (run: Run) => {
+    const text =
+      `${c.status(run.status)}  attempt ${run.attempt}/${run.maxAttempts}` +
+      (run.worker ? `  on ${run.worker}` : '') +
+      (run.error && SETTLED.has(run.status) ? `  ${c.red(run.error.message.split('\n')[0]!)}` : '');
+    if (human && text !== lastLine) line(text);
+    lastLine = text;
+  };
+  const progress = (value: unknown) => {
+    const text = `progress ${JSON.stringify(value)}`;
+    if (!human || text === lastProgress) return;
+    lastProgress = text;
+    if (!live) return line(text);
+    // Redrawn in place: it must fit on one row, or `\r` + erase-line would only clear the last
+    // wrapped row and leave the rest behind (10 = the clock and its gap; 1 spare for the cursor).
+    ctx.io.out(`\r\u001b[K${stamp()}${fit(text, (ctx.io.columns ?? 80) - 11)}`);
+    progressShown = true;
   };
   try {
     for (let reconnects = 0; ; reconnects++) {
@@ -46,18 +71,15 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
         ctx.stream(event.event, data);
         if (event.event === 'status') {
           last = data as unknown as Run;
-          const text =
-            `${c.status(last.status)}  attempt ${last.attempt}/${last.maxAttempts}` +
-            (last.worker ? `  on ${last.worker}` : '') +
-            (last.error && SETTLED.has(last.status) ? `  ${c.red(last.error.message.split('\n')[0]!)}` : '');
-          if (human && text !== lastLine) line(text);
-          lastLine = text;
-        } else if (event.event === 'progress' && human) {
-          const text = `progress ${JSON.stringify(data.progress)}`;
-          if (live) {
-            ctx.io.out(`\r\u001b[K${c.dim(clock(ctx.io.now()))}  ${text}`);
-            progressShown = true;
-          } else line(text);
+          statusLine(last);
+          // A stream opened mid-run starts with the run as it is: its progress so far included.
+          if (last.status === 'running' && last.progress !== undefined) progress(last.progress);
+        } else if (event.event === 'attempt' && last) {
+          // A new attempt without a status change (a lost lease, picked up again while running).
+          last = { ...last, attempt: data.attempt as number, status: data.status as Run['status'] };
+          statusLine(last);
+        } else if (event.event === 'progress') {
+          progress(data.progress);
         } else if (event.event === 'removed') {
           throw new CliError(`run ${id} was removed (purged) while watching`, ExitCode.failed);
         }
@@ -67,7 +89,10 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
       // connection: look once, then listen again.
       const now = await ok(ctx.api.GET('/api/v1/runs/{id}', { params: { path: { id } } }));
       last = now;
-      if (SETTLED.has(now.status)) break;
+      if (SETTLED.has(now.status)) {
+        statusLine(now);
+        break;
+      }
       if (reconnects > 20) throw new CliError(`the event stream of run ${id} keeps dropping`, ExitCode.failed);
     }
   } finally {

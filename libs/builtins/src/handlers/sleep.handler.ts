@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import {
@@ -13,11 +14,48 @@ export const sleepJob = defineJob('sleep', {
   result: z.object({ sleptMs: z.number() }),
 });
 
-/** Waits `ms` milliseconds; stops at once when its signal aborts (timeout, cancel, shutdown). */
+/** What the sleep handler reports while it waits (the run's `progress`). */
+export interface SleepProgress {
+  sleptMs: number;
+  ms: number;
+  percent: number;
+}
+
+/**
+ * How often a sleep of `ms` reports progress: every 10 %, but at least a second apart (a short
+ * sleep need not write to Redis ten times) and at most a minute (a day-long one still shows life).
+ */
+export function progressStepMs(ms: number): number {
+  return Math.min(60_000, Math.max(1_000, Math.ceil(ms / 10)));
+}
+
+/**
+ * Waits `ms` and calls `report` at each step boundary before the end. Steps are measured on the
+ * monotonic clock from the start, so the time a report takes does not stretch the sleep; the
+ * signal stops it at once (rejects with the signal's reason). A failed report is only logged by
+ * the caller: progress is a courtesy, the sleep is the job.
+ */
+export async function sleepWithProgress(
+  ms: number,
+  signal: AbortSignal,
+  report: (p: SleepProgress) => Promise<void>,
+  stepMs = progressStepMs(ms),
+): Promise<void> {
+  const start = performance.now();
+  for (let next = stepMs; next < ms; next += stepMs) {
+    await sleep(Math.max(0, next - (performance.now() - start)), undefined, { signal });
+    await report({ sleptMs: next, ms, percent: Math.floor((next / ms) * 100) });
+  }
+  await sleep(Math.max(0, ms - (performance.now() - start)), undefined, { signal });
+}
+
+/** Waits `ms` milliseconds reporting progress; stops at once when its signal aborts (timeout, cancel, shutdown). */
 @JobHandler(sleepJob)
 export class SleepHandler implements JobHandlerInterface<PayloadOf<typeof sleepJob>, { sleptMs: number }> {
   async handle({ ms }: PayloadOf<typeof sleepJob>, ctx: JobContext): Promise<{ sleptMs: number }> {
-    await sleep(ms, undefined, { signal: ctx.signal });
+    await sleepWithProgress(ms, ctx.signal, (p) =>
+      ctx.progress(p).catch((err: unknown) => ctx.log.debug({ err }, 'could not record progress')),
+    );
     return { sleptMs: ms };
   }
 }
