@@ -1,4 +1,3 @@
-import { ok } from '@drover/api-client';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
@@ -9,8 +8,6 @@ export interface FollowOptions {
   /** Give up after this long (ms): exit 1 saying the run is still going. */
   timeoutMs?: number;
 }
-
-const SETTLED = new Set(['succeeded', 'failed', 'canceled', 'skipped', 'parked']);
 
 /** `text` cut to `width` characters with an ellipsis. */
 function fit(text: string, width: number): string {
@@ -50,7 +47,8 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
     const text =
       `${c.status(run.status)}  attempt ${run.attempt}/${run.maxAttempts}` +
       (run.worker ? `  on ${run.worker}` : '') +
-      (run.error && SETTLED.has(run.status) ? `  ${c.red(run.error.message.split('\n')[0]!)}` : '');
+      // A settled run's error, or the last attempt's while it waits for a retry.
+      (run.error && run.status !== 'running' ? `  ${c.red(run.error.message.split('\n')[0]!)}` : '');
     if (human && text !== lastLine) line(text);
     lastLine = text;
   };
@@ -65,7 +63,13 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
     progressShown = true;
   };
   try {
-    for (let reconnects = 0; ; reconnects++) {
+    // The api decides when a run is settled: it sends `end` right after that status and closes
+    // the stream. A stream that closes without `end` was dropped; a new one starts with the run
+    // as it is now (and ends at once if it settled meanwhile), so nothing is missed.
+    let ended = false;
+    for (let reconnects = 0; !ended && !abort.signal.aborted; reconnects++) {
+      if (reconnects > 20) throw new CliError(`the event stream of run ${id} keeps dropping`, ExitCode.failed);
+      if (reconnects > 0) await new Promise((r) => setTimeout(r, 1000));
       for await (const event of ctx.events(`/api/v1/runs/${encodeURIComponent(id)}/events`, abort.signal)) {
         const data = JSON.parse(event.data) as Record<string, unknown>;
         ctx.stream(event.event, data);
@@ -80,20 +84,12 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
           statusLine(last);
         } else if (event.event === 'progress') {
           progress(data.progress);
+        } else if (event.event === 'end') {
+          ended = true;
         } else if (event.event === 'removed') {
           throw new CliError(`run ${id} was removed (purged) while watching`, ExitCode.failed);
         }
       }
-      if (abort.signal.aborted) break;
-      // The server ends the stream right after a settled status; anything else was a dropped
-      // connection: look once, then listen again.
-      const now = await ok(ctx.api.GET('/api/v1/runs/{id}', { params: { path: { id } } }));
-      last = now;
-      if (SETTLED.has(now.status)) {
-        statusLine(now);
-        break;
-      }
-      if (reconnects > 20) throw new CliError(`the event stream of run ${id} keeps dropping`, ExitCode.failed);
     }
   } finally {
     if (timer) clearTimeout(timer);
