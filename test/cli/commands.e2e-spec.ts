@@ -101,7 +101,7 @@ describe('drover CLI over the API (real processes)', () => {
     expect(oracle.hits.filter((h) => h.runId === json(a.stdout).runId)).toHaveLength(1);
   });
 
-  it('enqueue --wait of a run that parks exits 1 with its error; parked ls shows it; replay --all --yes runs it again', async () => {
+  it('enqueue --wait of a run that parks exits 1 with its error; runs get and parked ls show it; replay --all --yes runs it again', async () => {
     const res = await admin([
       'enqueue',
       'http.request',
@@ -114,6 +114,12 @@ describe('drover CLI over the API (real processes)', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^drover: run \S+ ended parked: .*500/m);
     const runId = /run (\S+)/.exec(res.stdout)![1]!;
+    // The run's page for people: its status and the one attempt's error, with its stack on request.
+    const shown = await viewer(['runs', 'get', runId, '--stacks']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^status\s+parked/m);
+    expect(shown.stdout).toMatch(/^ {2}#1 {2}\S+\s+\S+ {2}.*500/m);
+    expect(shown.stdout).toMatch(/^ {10}at \S/m);
 
     const parked = await viewer(['parked', 'ls', '--queue', 'flaky', '-o', 'json']);
     expect(parked.code).toBe(0);
@@ -151,7 +157,7 @@ describe('drover CLI over the API (real processes)', () => {
     expect(await api.cluster.runs.parkedCount('flaky')).toBe(0);
   });
 
-  it('runs ls filters, runs get shows attempts, runs cancel cancels a delayed run', async () => {
+  it('runs ls filters, runs cancel cancels a delayed run', async () => {
     const enq = await admin(['enqueue', 'noop', '--at', '1h', '-o', 'json']);
     expect(enq.code).toBe(0);
     const { runId } = json(enq.stdout);
