@@ -1,10 +1,12 @@
 // `npm test`: unit, int (real redis-server) and e2e (real processes) from a fresh clone.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureDependencies, ensureRedisServer, root } from './lib/ensure.mjs';
+import { ensureDependencies, ensureTestTools, root } from './lib/ensure.mjs';
 
 ensureDependencies();
-ensureRedisServer();
+// redis-server, Prometheus, chromium, tmux…: installed with apt-get when this machine can (root or
+// sudo); otherwise named, with the tests that need them.
+ensureTestTools();
 const step = (args) => {
   const res = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
   if (res.status !== 0) process.exit(res.status ?? 1);
