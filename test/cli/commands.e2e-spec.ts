@@ -202,7 +202,7 @@ describe('drover CLI over the API (real processes)', () => {
     ]);
   });
 
-  it('apply --dry-run reports changes and changes nothing; queues pause and resume; plan, workers, audit', async () => {
+  it('apply --dry-run reports changes and changes nothing; put round-trips a routine; queues pause and resume; plan, workers, audit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'drover-cli-'));
     const file = join(dir, 'bundle.yaml');
     writeFileSync(
@@ -216,6 +216,25 @@ describe('drover CLI over the API (real processes)', () => {
     expect(dry.code).toBe(0);
     expect(json(dry.stdout)).toMatchObject({ dryRun: true, created: ['fresh'] });
     expect((await api.call('GET', '/routines/fresh', { as: 'viewer' })).status).toBe(404);
+
+    // get -o json | edit | put -f - : the round trip the help shows; a stale --if-version is a 412.
+    const got = json((await viewer(['routines', 'get', 'morning', '-o', 'json'])).stdout);
+    const edited = { ...got, definition: { ...got.definition, labels: { team: 'cli' } } };
+    const put = await admin(['routines', 'put', '-f', '-', '--if-version', String(got.version)], {
+      input: JSON.stringify(edited),
+    });
+    expect(put.stderr).toBe('');
+    expect(put.stdout).toBe(`routine morning saved (version ${got.version + 1})\n`);
+    const stored = (await api.call('GET', '/routines/morning', { as: 'viewer' })).body;
+    expect(stored.definition.labels).toEqual({ team: 'cli' });
+    const stale = await admin(['routines', 'put', '-f', '-', '--if-version', String(got.version)], {
+      input: JSON.stringify(got),
+    });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/\(412\)/);
+    expect((await api.call('GET', '/routines/morning', { as: 'viewer' })).body.definition.labels).toEqual({
+      team: 'cli',
+    });
 
     expect((await admin(['queues', 'pause', 'flaky'])).stdout).toBe('queue flaky paused\n');
     expect((await api.call('GET', '/queues/flaky', { as: 'viewer' })).body.paused).toBe(true);

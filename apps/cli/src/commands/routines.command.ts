@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ok, type components } from '@drover/api-client';
+import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../cli-error';
 import { parseCount, parseDuration, parseInstant, parseJsonArg } from '../args';
 import type { CliContext } from '../context';
@@ -142,8 +143,7 @@ Examples:
     )
     .action(async (o: { file: string; ifVersion?: string }) => {
       const input = readInput(o.file);
-      const { parse } = await import('yaml');
-      const raw = parse(input.text) as (RoutineDefinition & { definition?: RoutineDefinition }) | null;
+      const raw = parseYaml(input.text) as (RoutineDefinition & { definition?: RoutineDefinition }) | null;
       // `routines get -o yaml` prints the routine view; its definition is what PUT takes.
       const def = raw && typeof raw === 'object' && raw.definition ? raw.definition : raw;
       if (!def || typeof def !== 'object' || typeof def.name !== 'string') {
