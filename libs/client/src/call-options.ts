@@ -91,6 +91,8 @@ export interface ResolvedEnqueue {
 
 /** Checks enqueue options; throws InvalidOptionsError naming each bad field. */
 export function resolveEnqueueOptions(raw: EnqueueOptions | undefined, now: number): ResolvedEnqueue {
+  // No options is the common call: nothing to check.
+  if (raw === undefined) return { delayMs: 0, scheduledFor: null, priority: priorityValue(undefined) };
   const o = parse(enqueueSchema, 'enqueue', raw);
   const at = o.runAt instanceof Date ? o.runAt.getTime() : (o.runAt ?? (o.delayMs ? now + o.delayMs : undefined));
   const delayMs = at === undefined ? 0 : Math.max(0, Math.ceil(at - now));

@@ -188,6 +188,62 @@ describe('DroverClient with a real redis-server and a worker runtime', () => {
     });
   });
 
+  it('enqueueMany creates every run in one call, in order, and each runs once', async () => {
+    const ids = await client.enqueueMany([
+      { job: 'test.echo', payload: { n: 1 } },
+      { job: reportsGenerate, payload: { month: '2026-05' } },
+      { job: 'test.echo', payload: { n: 3 }, options: { queue: 'serial', priority: 'high' } },
+    ]);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    const runs = await Promise.all(ids.map((id) => client.waitForRun(id, { timeoutMs: 15_000 })));
+    expect(runs.map((r) => [r.jobType, r.queue, r.status])).toEqual([
+      ['test.echo', 'default', 'succeeded'],
+      ['reports.generate', 'reports', 'succeeded'],
+      ['test.echo', 'serial', 'succeeded'],
+    ]);
+    // Counted where the runs start, not by the ids enqueueMany answered.
+    expect(ids.map((id) => startsOf(id).length)).toEqual([1, 1, 1]);
+  });
+
+  it('enqueueMany answers the existing run for a used idempotency key, and refuses a conflict before writing', async () => {
+    const key = `bulk-${Date.now()}`;
+    const first = await client.enqueue('test.echo', { n: 'first' }, { idempotencyKey: key, delayMs: 60_000 });
+    const [again, other] = await client.enqueueMany([
+      { job: 'test.echo', payload: { n: 'again' }, options: { idempotencyKey: key } },
+      { job: 'test.echo', payload: { n: 'other' }, options: { delayMs: 60_000 } },
+    ]);
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+    expect((await client.getRun(first))?.status).toBe('scheduled');
+
+    const before = await keysOf(redis, prefix);
+    const err = await client
+      .enqueueMany([
+        { job: 'test.echo', payload: {}, options: { delayMs: 60_000 } },
+        { job: 'test.echo', payload: {}, options: { idempotencyKey: key, queue: 'serial' } },
+      ])
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(IdempotencyKeyConflictError);
+    expect(await keysOf(redis, prefix)).toEqual(before);
+  });
+
+  it('enqueueMany writes nothing when one item is invalid, and names it', async () => {
+    const before = await keysOf(redis, prefix);
+    const err = await client
+      .enqueueMany([
+        { job: 'test.echo', payload: { ok: true } },
+        { job: reportsGenerate, payload: { month: 1 } as never },
+      ])
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(InvalidPayloadError);
+    expect(err.jobType).toBe('reports.generate');
+    await expect(client.enqueueMany([{ job: 'test.echo', payload: {}, options: { queue: 'nope' } }])).rejects.toThrow(
+      UnknownQueueError,
+    );
+    expect(await keysOf(redis, prefix)).toEqual(before);
+  });
+
   it('rejects a payload that fails its contract before anything is written', async () => {
     const before = await keysOf(redis, prefix);
     const bad = { month: 202601, extra: true } as unknown as { month: string };

@@ -118,6 +118,8 @@ describe('DroverModule in a NestJS app', () => {
     expect((await connectionsNamed(reader, 'owned-api')).sort()).toEqual([
       'drover:owned-api:cmd',
       'drover:owned-api:events:default',
+      // Told when queue policies change, so enqueue need not read them (QueuePolicyCache).
+      'drover:owned-api:policy-sub',
     ]);
     await app.close();
     await waitFor('owned connections to close', async () => (await connectionsNamed(reader, 'owned-api')).length === 0);
@@ -129,7 +131,10 @@ describe('DroverModule in a NestJS app', () => {
       const { app, client } = await startProducer({ redis: { client: own }, prefix, name: 'borrow-api' });
       const id = await client.enqueue('test.echo', { borrowed: true });
       expect(await client.waitForRun(id, { timeoutMs: 15_000 })).toMatchObject({ status: 'succeeded' });
-      expect(await connectionsNamed(reader, 'borrow-api')).toEqual(['drover:borrow-api:events:default']);
+      expect((await connectionsNamed(reader, 'borrow-api')).sort()).toEqual([
+        'drover:borrow-api:events:default',
+        'drover:borrow-api:policy-sub',
+      ]);
       await app.close();
       await waitFor('duplicates to close', async () => (await connectionsNamed(reader, 'borrow-api')).length === 0);
       expect(own.status).toBe('ready');

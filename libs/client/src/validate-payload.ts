@@ -7,8 +7,19 @@ import { checkPayload, InvalidPayloadError, type JobContract } from '@drover/cor
  * The caller stores the payload as given: the worker parses it with the same schema, so
  * defaults and transforms apply exactly once, on the handler's side.
  */
-export async function validatePayload(jobType: string, contract: JobContract | undefined, payload: unknown) {
-  if (contract) {
+export function validatePayload(jobType: string, contract: JobContract, payload: unknown): Promise<void>;
+export function validatePayload(jobType: string, contract: undefined, payload: unknown): void;
+export function validatePayload(
+  jobType: string,
+  contract: JobContract | undefined,
+  payload: unknown,
+): Promise<void> | void {
+  if (contract) return validateWithContract(jobType, contract, payload);
+  checkPlainJson(jobType, payload);
+}
+
+async function validateWithContract(jobType: string, contract: JobContract, payload: unknown): Promise<void> {
+  {
     const res = await contract.payload.safeParseAsync(payload);
     if (!res.success) {
       throw new InvalidPayloadError(
@@ -20,6 +31,10 @@ export async function validatePayload(jobType: string, contract: JobContract | u
       );
     }
   }
+  checkPlainJson(jobType, payload);
+}
+
+function checkPlainJson(jobType: string, payload: unknown): void {
   const issues = checkPayload(payload);
   if (issues.length) throw new InvalidPayloadError(jobType, issues);
 }

@@ -9,6 +9,7 @@ import {
 } from '@drover/core';
 import type { RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
+import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { RunIndex } from './run-index';
@@ -54,6 +55,19 @@ export interface NewRun {
    * Default true for routine runs; the scheduler leaves it off for `allow` routines.
    */
   trackOpen?: boolean;
+  /** The producer ran core's `checkPayload` on the payload already (the client does, before anything else). */
+  payloadChecked?: boolean;
+  /**
+   * The id was just drawn at random (`adHocRunId`): no job, record or marker can hold it, so the
+   * existence check is skipped and the add is the only round trip. BullMQ's add is idempotent on
+   * the job id all the same.
+   */
+  freshId?: boolean;
+  /**
+   * Also look for the id in every other defined queue: an idempotency key names one run wherever
+   * it went, and a run found elsewhere answers `created: false` (the caller reports the conflict).
+   */
+  anyQueue?: boolean;
 }
 
 /**
@@ -77,15 +91,14 @@ export interface SkippedRun {
 }
 
 const DEFAULT_RETENTION: Retention = { count: 1000, ageMs: 7 * 24 * 3_600_000 };
-const POLICY_CACHE_MS = 2_000;
+/** Above this many existence checks a pipeline is cheaper than separate commands (ioredis builds one per call). */
+const PIPELINE_FROM = 8;
 
 /**
  * The write side of the run store: creating runs (idempotently, as BullMQ jobs) and recording
  * skipped fires. Kept apart from RunStore's reads so each stays small.
  */
 export class RunWriter {
-  private readonly policies = new Map<string, { def: Queue | undefined; at: number }>();
-
   constructor(
     private readonly connections: RedisConnections,
     private readonly registry: QueueRegistry,
@@ -94,19 +107,16 @@ export class RunWriter {
     private readonly tombstones: RunTombstones,
     private readonly now: () => number,
     private readonly stats: RoutineStatsStore,
+    private readonly queues: QueuePolicyCache,
   ) {}
 
   private get redis() {
     return this.connections.command;
   }
 
-  /** The queue's policy, cached briefly (policies change rarely; enqueue is hot). */
+  /** The queue's policy (cached until the registry announces a change; enqueue is hot). */
   async policy(queue: string): Promise<Queue | undefined> {
-    const hit = this.policies.get(queue);
-    if (hit && this.now() - hit.at < POLICY_CACHE_MS) return hit.def;
-    const def = await this.registry.get(queue);
-    this.policies.set(queue, { def, at: this.now() });
-    return def;
+    return (await this.queues.get(queue)).def;
   }
 
   /** How many finished-run records of `queue` are kept, and how long. */
@@ -165,25 +175,31 @@ export class RunWriter {
   async enqueueMany(runs: NewRun[]): Promise<EnqueueResult[]> {
     const byQueue = new Map<string, NewRun[]>();
     for (const run of runs) {
-      const issues = checkPayload(run.payload);
+      const issues = run.payloadChecked ? [] : checkPayload(run.payload);
       if (issues.length) throw new InvalidPayloadError(run.jobType, issues);
       const group = byQueue.get(run.queue);
       if (group) group.push(run);
       else byQueue.set(run.queue, [run]);
     }
+    // Every queue is checked before any is written: an unknown one leaves the batch unwritten.
+    const known = new Map<string, QueueFacts & { def: Queue }>();
+    for (const queue of byQueue.keys()) {
+      const facts = await this.queues.get(queue);
+      known.set(queue, { ...facts, def: facts.def ?? (await this.registry.require(queue)) });
+    }
     const outcome = new Map<string, EnqueueResult>();
     for (const [queue, group] of byQueue) {
-      const policy = (await this.policy(queue)) ?? (await this.registry.require(queue));
-      const rankedKey = this.bull.queueKey(queue, 'ranked');
+      const facts = known.get(queue)!;
+      const policy = facts.def;
       // A run exists as a job, as a record (skipped, canceled, replayed) or as the holder of its
       // deduplication marker (a slot run removed by retention, a pending override).
-      const [seen, rankedFlag] = await this.probe(queue, group, rankedKey);
+      const seen = await this.probe(queue, group);
       group.forEach((r, i) => outcome.set(r.id, seen[i]!));
       const fresh = group.filter((_, i) => seen[i]!.created);
       if (fresh.length === 0) continue;
-      let ranked = rankedFlag === '1';
+      let ranked = facts.ranked;
       if (!ranked && fresh.some((r) => !isDefaultRank(r.source, r.priority ?? 0))) {
-        await this.redis.set(rankedKey, '1');
+        await this.queues.markRanked(queue);
         ranked = true;
       }
       const jobs = fresh.map((r) => ({
@@ -250,40 +266,53 @@ export class RunWriter {
   }
 
   /**
-   * For each run, in one round trip: does its job or its record exist, and which run holds its
-   * deduplication marker; plus the queue's ranked flag.
+   * For each run, in one round trip (none when every id is fresh): does its job or its record
+   * exist — in any defined queue for `anyQueue` runs — and which run holds its deduplication marker.
    */
-  private async probe(queue: string, group: NewRun[], rankedKey: string): Promise<[EnqueueResult[], string | null]> {
-    const cmds: [string, string][] = [];
+  private async probe(queue: string, group: NewRun[]): Promise<EnqueueResult[]> {
+    if (group.every((r) => r.freshId && !r.dedup)) return group.map((r) => ({ id: r.id, created: true }));
+    const others = group.some((r) => r.anyQueue) ? (await this.queues.queueNames()).filter((q) => q !== queue) : [];
+    // Per run: one EXISTS over its keys (the count says whether any exists), or on Cluster, where
+    // those keys live in different slots, one EXISTS per key; then GET of its marker.
+    const cmds: [string, ...string[]][] = [];
+    const shape: { exists: number; marker: boolean }[] = [];
     for (const r of group) {
-      cmds.push(['exists', this.bull.jobKey(queue, r.id)], ['exists', this.tombstones.key(r.id)]);
+      if (r.freshId && !r.dedup) continue;
+      const keys = [this.bull.jobKey(queue, r.id), this.tombstones.key(r.id)];
+      if (r.anyQueue) for (const q of others) keys.push(this.bull.jobKey(q, r.id));
+      if (this.connections.isCluster) for (const k of keys) cmds.push(['exists', k]);
+      else cmds.push(['exists', ...keys]);
       if (r.dedup) cmds.push(['get', this.bull.dedupKey(queue, r.dedup.id)]);
+      shape.push({ exists: this.connections.isCluster ? keys.length : 1, marker: !!r.dedup });
     }
-    cmds.push(['get', rankedKey]);
-    let values: unknown[];
-    if (this.connections.isCluster) {
-      values = await Promise.all(cmds.map(([c, k]) => (c === 'get' ? this.redis.get(k) : this.redis.exists(k))));
-    } else {
-      const pipe = this.redis.pipeline();
-      for (const [c, k] of cmds) {
-        if (c === 'get') pipe.get(k);
-        else pipe.exists(k);
-      }
-      values = ((await pipe.exec()) ?? []).map(([err, v]) => {
-        if (err) throw err;
-        return v;
-      });
-    }
+    const values = await this.send(cmds);
     let i = 0;
-    const seen = group.map((r): EnqueueResult => {
-      const job = values[i++] === 1;
-      const record = values[i++] === 1;
-      const holder = r.dedup ? (values[i++] as string | null) : null;
-      if (job || record) return { id: r.id, created: false };
+    let s = 0;
+    return group.map((r): EnqueueResult => {
+      if (r.freshId && !r.dedup) return { id: r.id, created: true };
+      const { exists: n, marker } = shape[s++]!;
+      let found = false;
+      for (let k = 0; k < n; k++) found = (values[i++] as number) > 0 || found;
+      const holder = marker ? (values[i++] as string | null) : null;
+      if (found) return { id: r.id, created: false };
       if (holder) return { id: r.id, created: false, ...(holder !== r.id && { existing: holder }) };
       return { id: r.id, created: true };
     });
-    return [seen, (values[i] as string | null) ?? null];
+  }
+
+  /** GET/EXISTS commands in one round trip: a pipeline for many, separate commands written together for a few. */
+  private async send(cmds: [string, ...string[]][]): Promise<unknown[]> {
+    const one = ([c, ...k]: [string, ...string[]]) => (c === 'get' ? this.redis.get(k[0]!) : this.redis.exists(...k));
+    if (this.connections.isCluster || cmds.length < PIPELINE_FROM) return Promise.all(cmds.map(one));
+    const pipe = this.redis.pipeline();
+    for (const [c, ...k] of cmds) {
+      if (c === 'get') pipe.get(k[0]!);
+      else pipe.exists(...k);
+    }
+    return ((await pipe.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
   }
 
   /** EXISTS for each key, in one round trip (a pipeline; on Cluster, commands sent together). */

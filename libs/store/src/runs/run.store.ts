@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { ACTIVE_RUN_STATUSES } from '@drover/core';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
+import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
@@ -43,6 +44,8 @@ export class RunStore {
   private readonly waiter: RunWaiter;
   private readonly parked: ParkedRuns;
   private readonly writer: RunWriter;
+  /** What enqueue knows about the queues, kept until the registry announces a change. */
+  readonly policies: QueuePolicyCache;
   private readonly now: () => number;
 
   constructor(
@@ -57,7 +60,17 @@ export class RunStore {
     this.tombstones = new RunTombstones(connections.command, keys);
     this.events = new QueueEventHub(connections, this.bull);
     this.waiter = new RunWaiter(this.events);
-    this.writer = new RunWriter(connections, registry, this.bull, this.index, this.tombstones, this.now, opts.stats);
+    this.policies = new QueuePolicyCache(connections, registry, this.bull, this.now);
+    this.writer = new RunWriter(
+      connections,
+      registry,
+      this.bull,
+      this.index,
+      this.tombstones,
+      this.now,
+      opts.stats,
+      this.policies,
+    );
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,
@@ -109,6 +122,11 @@ export class RunStore {
     const found = await this.locate(id, queue);
     const view = found ? await this.viewIn(found, id) : undefined;
     return view ?? (await this.tombstones.get(id)) ?? null;
+  }
+
+  /** {@link get} for each id, in order (null for an unknown one). */
+  getMany(ids: string[]): Promise<(RunView | null)[]> {
+    return Promise.all(ids.map((id) => this.get(id)));
   }
 
   private async viewOf(ref: RunRef): Promise<RunView | undefined> {
@@ -245,6 +263,6 @@ export class RunStore {
   }
 
   async close(): Promise<void> {
-    await this.events.close();
+    await Promise.all([this.events.close(), this.policies.close()]);
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * The Drover producer of the as-deployed bench: a NestJS application that imports `DroverModule`
+ * and calls the injected `DroverClient` — `enqueue` per job (`single`; `idempotent` with an
+ * idempotency key per job) with N calls in flight, or `enqueueMany` in chunks (`bulk`).
+ * Args: <queue> <prefix> <mode> <n> <inFlight>; env REDIS_URL.
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DroverClient, DroverModule } from '@drover/client';
+import { argsOf, BULK_CHUNK, report, waitForGo, withInFlight } from './protocol';
+
+async function main(): Promise<void> {
+  const { queue, prefix, mode, n, inFlight } = argsOf(process.argv);
+  @Module({
+    imports: [DroverModule.forRoot({ redis: process.env.REDIS_URL!, prefix, defaultQueue: queue, name: 'bench' })],
+  })
+  class ProducerModule {}
+  const app = await NestFactory.createApplicationContext(ProducerModule, { logger: false });
+  const client = app.get(DroverClient);
+  process.stdout.write('ready\n');
+  await waitForGo();
+  await report(n, async () => {
+    if (mode === 'bulk') {
+      for (let i = 0; i < n; i += BULK_CHUNK) {
+        await client.enqueueMany(
+          Array.from({ length: Math.min(BULK_CHUNK, n - i) }, () => ({ job: 'noop', payload: {} })),
+        );
+      }
+    } else if (mode === 'idempotent') {
+      await withInFlight(n, inFlight, (i) => client.enqueue('noop', {}, { idempotencyKey: `order-${i}` }));
+    } else {
+      await withInFlight(n, inFlight, () => client.enqueue('noop', {}));
+    }
+  });
+  await app.close();
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

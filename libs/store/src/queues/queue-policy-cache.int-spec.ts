@@ -1,0 +1,93 @@
+import { testStores, uniquePrefix, waitFor } from '@drover/testing';
+import type { Stores } from '../create-stores';
+import type { NewRun } from '../runs/run-writer';
+import { UnknownQueueError } from './queue-registry.store';
+
+type Producer = Stores & { close(): Promise<void> };
+
+// A clock that never moves: a cached entry can only be dropped by a change message, never by age.
+const FROZEN = 1_800_000_000_000;
+
+const adHoc = (id: string, over: Partial<NewRun> = {}): NewRun => ({
+  id,
+  routine: null,
+  jobType: 'noop',
+  queue: 'q',
+  source: 'api',
+  scheduledFor: null,
+  payload: {},
+  freshId: true,
+  ...over,
+});
+
+describe('QueuePolicyCache (what enqueue knows about queues)', () => {
+  let a: Producer;
+  let b: Producer;
+  beforeEach(async () => {
+    const prefix = uniquePrefix('qpc');
+    a = testStores('qpc-a', { prefix, now: () => FROZEN });
+    b = testStores('qpc-b', { prefix, now: () => FROZEN });
+    await a.registry.put([{ name: 'q' }, { name: 'other' }]);
+    await a.runs.policies.whenLive();
+  });
+  afterEach(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('sends one Redis command per ad-hoc enqueue once the queue is known (the add)', async () => {
+    await a.runs.enqueue(adHoc('a-warm'));
+    const sent: string[] = [];
+    const conn = a.connections.command;
+    const original = conn.sendCommand.bind(conn);
+    conn.sendCommand = ((cmd: { name: string }) => {
+      sent.push(cmd.name);
+      return original(cmd as never);
+    }) as typeof conn.sendCommand;
+    try {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => a.runs.enqueue(adHoc(`a-${i}`))));
+    } finally {
+      conn.sendCommand = original;
+    }
+    expect(sent).toHaveLength(20);
+    expect(new Set(sent)).toEqual(new Set(['evalsha']));
+    expect(await a.bull.get('q').getWaitingCount()).toBe(21);
+  });
+
+  it('drops a removed queue at once when the registry announces it, with no clock to expire it', async () => {
+    await a.runs.enqueue(adHoc('a-1'));
+    await b.registry.put([{ name: 'other' }]);
+    await waitFor(
+      'the removal to reach producer a',
+      async () =>
+        (await a.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
+          () => false,
+          (err: unknown) => err instanceof UnknownQueueError,
+        )) === true,
+      { timeoutMs: 3_000, intervalMs: 20 },
+    );
+  });
+
+  it('learns that another producer ranked a queue: its next runs carry a BullMQ priority', async () => {
+    await a.runs.enqueue(adHoc('a-fifo'));
+    expect((await a.bull.get('q').getJob('a-fifo'))?.opts.priority ?? 0).toBe(0);
+    // A manual run ranks the queue (served before everything else).
+    await b.runs.enqueue(adHoc('m-1', { source: 'manual' }));
+    let n = 0;
+    await waitFor(
+      'producer a to rank its runs',
+      async () => {
+        const id = `a-after-${n++}`;
+        await a.runs.enqueue(adHoc(id));
+        return ((await a.bull.get('q').getJob(id))?.opts.priority ?? 0) > 0;
+      },
+      { timeoutMs: 3_000, intervalMs: 20 },
+    );
+  });
+
+  it('still finds an existing idempotent run in another queue (answers created: false)', async () => {
+    await a.runs.enqueue({ ...adHoc('k-1', { queue: 'other' }), freshId: false });
+    const res = await a.runs.enqueue({ ...adHoc('k-1'), freshId: false, anyQueue: true });
+    expect(res).toEqual({ id: 'k-1', created: false });
+    expect(await a.bull.get('q').getJob('k-1')).toBeUndefined();
+  });
+});

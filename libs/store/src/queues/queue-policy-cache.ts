@@ -1,0 +1,145 @@
+import type { Queue } from '@drover/core';
+import type { RedisClient, RedisConnections } from '@drover/redis';
+import type { BullQueues } from './bull-queues';
+import type { QueueRegistry } from './queue-registry.store';
+
+/** What enqueue needs to know about a queue. */
+export interface QueueFacts {
+  /** The queue's policy; undefined when no policy defines it. */
+  def: Queue | undefined;
+  /** Whether the queue serves its runs by BullMQ priority (see RunWriter.enqueueMany). */
+  ranked: boolean;
+}
+
+/** How long a read is trusted while no change subscription is live (connecting, reconnecting). */
+const UNSUBSCRIBED_TTL_MS = 2_000;
+
+interface Entry<T> {
+  value: T;
+  at: number;
+  epoch: number;
+}
+
+/**
+ * The producer's memory of queue policies, of which queues exist and of which are ranked, so an
+ * enqueue costs one round trip (BullMQ's add) instead of several. Entries are dropped when the
+ * registry announces a change ({@link QueueRegistry.changesChannel}) or a queue becomes ranked
+ * ({@link rankedChannel}); while that subscription is not live (before the first enqueue, during
+ * a reconnect) a read is trusted for {@link UNSUBSCRIBED_TTL_MS} only, as before the cache existed.
+ *
+ * A producer learns of a change one publish later than Redis has it: a run enqueued in that
+ * window into a queue that just became ranked is served first-in-first-out, like the runs that
+ * were already waiting unranked when it did.
+ */
+export class QueuePolicyCache {
+  private readonly facts = new Map<string, Entry<QueueFacts>>();
+  private names?: Entry<string[]>;
+  /** Bumped on every change message and every loss of the subscription: older entries are stale. */
+  private epoch = 0;
+  private live = false;
+  private subscriber?: RedisClient;
+  private subscribing?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly connections: RedisConnections,
+    private readonly registry: QueueRegistry,
+    private readonly bull: BullQueues,
+    private readonly now: () => number,
+  ) {}
+
+  /** Where a producer that ranks a queue says so (its message is the queue name). */
+  get rankedChannel(): string {
+    return this.bull.keys.core('queues-ranked');
+  }
+
+  private rankedKey(queue: string): string {
+    return this.bull.queueKey(queue, 'ranked');
+  }
+
+  private fresh<T>(e: Entry<T> | undefined): e is Entry<T> {
+    if (!e || e.epoch !== this.epoch) return false;
+    return this.live || this.now() - e.at < UNSUBSCRIBED_TTL_MS;
+  }
+
+  /** The queue's policy and ranked flag (read from Redis unless known). */
+  async get(queue: string): Promise<QueueFacts> {
+    this.subscribeOnce();
+    const hit = this.facts.get(queue);
+    if (this.fresh(hit)) return hit.value;
+    const epoch = this.epoch;
+    const [def, ranked] = await Promise.all([
+      this.registry.get(queue),
+      this.connections.command.get(this.rankedKey(queue)),
+    ]);
+    const value = { def, ranked: ranked === '1' };
+    // A change announced while reading may not be in what was read: keep it only if none was.
+    if (epoch === this.epoch) this.facts.set(queue, { value, at: this.now(), epoch });
+    return value;
+  }
+
+  /** The names of the defined queues. */
+  async queueNames(): Promise<string[]> {
+    this.subscribeOnce();
+    if (this.fresh(this.names)) return this.names.value;
+    const epoch = this.epoch;
+    const value = await this.connections.command.hkeys(this.registry.hashKey);
+    if (epoch === this.epoch) this.names = { value, at: this.now(), epoch };
+    return value;
+  }
+
+  /** Ranks a queue for good and tells every producer. */
+  async markRanked(queue: string): Promise<void> {
+    await this.connections.command.set(this.rankedKey(queue), '1');
+    await this.connections.command.publish(this.rankedChannel, queue);
+  }
+
+  private invalidate(): void {
+    this.epoch++;
+    this.facts.clear();
+    this.names = undefined;
+  }
+
+  private subscribeOnce(): void {
+    if (this.subscribing || this.closed) return;
+    const sub = this.connections.open('blocking', 'policy-sub');
+    this.subscriber = sub;
+    sub.on('message', () => this.invalidate());
+    // Messages published while the connection is down are lost: forget everything and trust
+    // reads for a short time only until ioredis has subscribed again.
+    const lost = () => {
+      if (!this.live) return;
+      this.live = false;
+      this.invalidate();
+    };
+    sub.on('close', lost);
+    sub.on('reconnecting', lost);
+    const channels = [this.registry.changesChannel, this.rankedChannel];
+    const subscribed = () => {
+      this.invalidate();
+      this.live = !this.closed;
+    };
+    // After a reconnect: live again once subscribed again (SUBSCRIBE is idempotent, and its reply
+    // comes after ioredis's own re-subscription). The first 'ready' is the initial connection.
+    let connected = false;
+    sub.on('ready', () => {
+      if (!connected) return void (connected = true);
+      if (!this.live && !this.closed) void sub.subscribe(...channels).then(subscribed, () => undefined);
+    });
+    this.subscribing = sub.subscribe(...channels).then(subscribed, () => undefined);
+  }
+
+  /** Resolves once the change subscription is first live (tests wait for it before changing things). */
+  async whenLive(): Promise<void> {
+    this.subscribeOnce();
+    await this.subscribing;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.live = false;
+    const sub = this.subscriber;
+    this.subscriber = undefined;
+    if (sub) await sub.quit().catch(() => sub.disconnect());
+  }
+}
