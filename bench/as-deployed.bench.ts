@@ -34,12 +34,17 @@ const MODES: ProducerMode[] = ['single', 'bulk', 'idempotent'];
 type Side = 'raw' | 'drover';
 
 interface Round {
-  producer: Record<ProducerMode, { rate: number; cpuUs: number; redisCpuUs: number }>;
+  /** `bytesPerJob`: Redis used_memory growth per job enqueued (no worker runs: every job is queued). */
+  producer: Record<ProducerMode, { rate: number; cpuUs: number; redisCpuUs: number; bytesPerJob: number }>;
   processing: { rate: number; workerCpuUs: number; redisCpuUs: number };
   endToEnd: { rate: number; producerRate: number };
 }
 
 const probe = new Redis(REDIS_URL);
+async function redisUsedMemory(): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1] ?? 0);
+}
+
 async function redisCpuSeconds(): Promise<number> {
   const info = await probe.info('cpu');
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
@@ -108,16 +113,18 @@ async function runProducer(
   queue: string,
   prefix: string,
   mode: ProducerMode,
-): Promise<{ goAt: number; report: ProducerReport; redisCpuUs: number }> {
+): Promise<{ goAt: number; report: ProducerReport; redisCpuUs: number; bytesPerJob: number }> {
   const child = spawnChild(script(`${side}-producer`), [queue, prefix, mode, String(N), String(IN_FLIGHT)]);
   await child.ready;
+  const memory0 = await redisUsedMemory();
   const redis0 = await redisCpuSeconds();
   const goAt = Date.now();
   child.proc.stdin!.end('go\n');
   const report = JSON.parse(await child.nextLine()) as ProducerReport;
   const redisCpuUs = (((await redisCpuSeconds()) - redis0) * 1e6) / N;
+  const bytesPerJob = ((await redisUsedMemory()) - memory0) / N;
   await child.gone;
-  return { goAt, report, redisCpuUs };
+  return { goAt, report, redisCpuUs, bytesPerJob };
 }
 
 /** Counts completions of one BullMQ queue, remembering when the first and the latest arrived. */
@@ -162,7 +169,12 @@ async function round(side: Side): Promise<Round> {
   const producer = {} as Round['producer'];
   for (const mode of MODES) {
     const r = await runProducer(side, queueOf(mode), prefix, mode);
-    producer[mode] = { rate: N / r.report.seconds, cpuUs: r.report.cpuUs, redisCpuUs: r.redisCpuUs };
+    producer[mode] = {
+      rate: N / r.report.seconds,
+      cpuUs: r.report.cpuUs,
+      redisCpuUs: r.redisCpuUs,
+      bytesPerJob: r.bytesPerJob,
+    };
   }
   // Only the `single` queue's jobs stay for the worker.
   for (const mode of MODES.filter((m) => m !== 'single')) {
@@ -222,6 +234,7 @@ function table(results: Record<Side, Round[]>): void {
     ['producer CPU, node (µs/call)', (r) => r.producer.single.cpuUs, false],
     ['producer CPU, redis-server (µs/call)', (r) => r.producer.single.redisCpuUs, false],
     ['idempotent CPU, redis-server (µs/call)', (r) => r.producer.idempotent.redisCpuUs, false],
+    ['Redis bytes per queued job (used_memory)', (r) => r.producer.single.bytesPerJob, true],
     ['processing CPU, worker (µs/job)', (r) => r.processing.workerCpuUs, false],
     ['processing CPU, redis-server (µs/job)', (r) => r.processing.redisCpuUs, false],
   ];

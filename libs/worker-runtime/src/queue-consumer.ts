@@ -42,6 +42,9 @@ export interface ConsumerDeps {
   clock: Clock;
 }
 
+/** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
+const DROVER_BACKOFF = { type: 'drover' } as const;
+
 /**
  * How early (ms, cluster time) a run may be handed to a worker before it is sent back to wait for
  * its slot. BullMQ promotes delayed jobs by the worker's own clock, which may run ahead.
@@ -167,6 +170,7 @@ export class QueueConsumer {
     }
   }
 
+  /** Core's retry policy as BullMQ's custom backoff strategy ({@link backoff}). */
   private readonly backoff = (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob): number => {
     const decided = (err as AttemptError | undefined)?.decision;
     if (decided?.action === 'retry') return decided.delayMs;
@@ -181,6 +185,9 @@ export class QueueConsumer {
     const { metrics, handlers, instanceId, pendingCancels, clock } = this.deps;
     const queue = this.policy.name;
     const data = job.data;
+    // Not stored on the job (it would cost every queued run its compact encoding): BullMQ reads
+    // the strategy from the job it holds in memory when an attempt fails.
+    job.opts.backoff ??= DROVER_BACKOFF;
     const now = clock.now();
     if (data.scheduledFor != null && data.scheduledFor - now > EARLY_TOLERANCE_MS) {
       return this.holdUntilSlot(job, token, data.scheduledFor);

@@ -115,7 +115,7 @@ export class PlanService {
       return {
         id: job.id,
         routine: d.routine ?? null,
-        source: d.source,
+        source: d.source ?? 'api',
         scheduledFor: delayed && !retry && due !== undefined ? Math.max(readyAt, due) : readyAt,
         ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
         ...(retry && due !== undefined && { nextAttemptAt: due }),

@@ -9,7 +9,8 @@ import type { Backoff, RunSource } from '@drover/core';
 export interface RunJobData {
   /** Absent for an ad-hoc run. */
   routine?: string | null;
-  source: RunSource;
+  /** Absent for `api` (the most common source). */
+  source?: RunSource;
   /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
   scheduledFor?: number | null;
   createdBy?: string;

@@ -87,7 +87,7 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
     routine: d.routine ?? null,
     jobType: job.name,
     queue,
-    source: d.source,
+    source: d.source ?? 'api',
     scheduledFor: d.scheduledFor ?? null,
     status,
     // A run parked at the start of a restart (its last attempt lost to a lease) began no new attempt.

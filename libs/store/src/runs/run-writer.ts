@@ -125,16 +125,21 @@ export class RunWriter {
   }
 
   private jobOptions(run: NewRun, policy: Queue, ranked: boolean): JobsOptions {
+    const delayed = !!run.delayMs && run.delayMs > 0;
     return {
       jobId: run.id,
-      // The cluster's clock, not this machine's: BullMQ holds a delayed run until
-      // timestamp + delay, so a producer whose clock runs ahead never releases a run early.
-      timestamp: this.now(),
+      // The cluster's clock, not this machine's, where a time matters: BullMQ holds a delayed run
+      // until timestamp + delay (a producer whose clock runs ahead must not release it early), and
+      // a routine's run index and plan read it. An immediate ad-hoc run keeps BullMQ's own stamp:
+      // every byte of `opts` counts (see below), and it only dates the run.
+      ...((delayed || run.routine !== null) && { timestamp: this.now() }),
       attempts: run.maxAttempts ?? policy.maxAttempts,
-      // The delay is computed by core's retry policy in the worker (a BullMQ custom strategy).
-      backoff: { type: 'drover' },
+      // No `backoff` is stored: the worker sets Drover's strategy on the job it holds (BullMQ reads
+      // it from memory when an attempt fails). Redis keeps a job hash compact (a listpack) only
+      // while each field is at most 64 bytes; the options were over it, which more than tripled
+      // the bytes of a queued run.
       ...(ranked && { priority: bullPriorityFor(run.source, run.priority ?? 0) }),
-      ...(run.delayMs && run.delayMs > 0 && { delay: Math.round(run.delayMs) }),
+      ...(delayed && { delay: Math.round(run.delayMs!) }),
       ...(run.dedup && {
         deduplication: {
           id: run.dedup.id,
@@ -147,8 +152,10 @@ export class RunWriter {
   }
 
   private jobData(run: NewRun): RunJobData {
-    // Absent = null; the job type is the job's name. Every byte here is read back on every start.
-    const data: RunJobData = { source: run.source, payload: run.payload };
+    // Absent = null (source: api); the job type is the job's name. Every byte here is read back on
+    // every start, and keeps the job hash compact while the record stays within 64 bytes.
+    const data: RunJobData = { payload: run.payload };
+    if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
     if (run.createdBy) data.createdBy = run.createdBy;
