@@ -1,9 +1,9 @@
-import { randomFillSync } from 'node:crypto';
 import {
   adHocRunId,
   MAX_JOB_TYPE_LENGTH,
   pauseFromRequest,
   runIdForIdempotencyKey,
+  secureRandomSource,
   type JobContract,
   type PayloadInputOf,
   type ResultOf,
@@ -49,19 +49,6 @@ export interface ClientClock {
   random(): number;
 }
 
-/** Secure random numbers drawn from a pool filled 1024 at a time (an id takes 16; one syscall each was measurable). */
-function securePool(): () => number {
-  const pool = new Uint32Array(1024);
-  let next = pool.length;
-  return () => {
-    if (next === pool.length) {
-      randomFillSync(pool);
-      next = 0;
-    }
-    return pool[next++]! / 2 ** 32;
-  };
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types
 type AnyContract = JobContract<any, any, any>;
 
@@ -101,7 +88,7 @@ export class DroverClient {
   constructor(
     private readonly connection: ClientBackend,
     private readonly options: Pick<ResolvedDroverOptions, 'defaultQueue' | 'name' | 'contracts' | 'strictJobTypes'>,
-    clock: ClientClock = { now: () => connection.clock.now(), random: securePool() },
+    clock: ClientClock = { now: () => connection.clock.now(), random: secureRandomSource() },
   ) {
     this.now = () => clock.now();
     this.random = () => clock.random();

@@ -1,6 +1,5 @@
-import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { pauseFromRequest, parseIsoInstant, type Routine } from '@drover/core';
+import { pauseFromRequest, parseIsoInstant, secureRandomSource, type Routine } from '@drover/core';
 import { InvalidRoutineError } from '@drover/client';
 import { Clock } from '@drover/redis';
 import {
@@ -20,7 +19,8 @@ import type { Principal } from '../auth/principal';
 import { applyMergePatch } from './merge-patch';
 import { routineView, type RoutineAnswer } from './routine-view';
 
-const secureRandom = () => randomInt(0, 2 ** 47) / 2 ** 47;
+/** Ids of manual runs (one source per process). */
+const secureRandom = secureRandomSource();
 
 /** What a write did, and the routine as it is now. */
 export interface WriteOutcome {

@@ -1,4 +1,4 @@
-import { testStores, uniquePrefix, waitFor } from '@drover/testing';
+import { testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import type { Stores } from '../create-stores';
 import type { NewRun } from '../runs/run-writer';
 import { UnknownQueueError } from './queue-registry.store';
@@ -58,6 +58,34 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
     await b.registry.put([{ name: 'other' }]);
     await waitFor(
       'the removal to reach producer a',
+      async () =>
+        (await a.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
+          () => false,
+          (err: unknown) => err instanceof UnknownQueueError,
+        )) === true,
+      { timeoutMs: 3_000, intervalMs: 20 },
+    );
+  });
+
+  it('forgets what it knew when its subscription drops, so a change announced meanwhile is not missed', async () => {
+    await a.runs.enqueue(adHoc('a-1'));
+    const redis = testRedisClient();
+    try {
+      const list = await redis.client('LIST');
+      const sub = String(list)
+        .split('\n')
+        .find((l) => l.includes(`name=drover:qpc-a:policy-sub`) && l.includes(`sub=2`));
+      const id = /\bid=(\d+)/.exec(sub ?? '')?.[1];
+      expect(id).toBeDefined();
+      // Killed, then the queue removed before ioredis reconnects (its first retry waits 50 ms):
+      // the announcement reaches nobody.
+      await redis.client('KILL', 'ID', id!);
+      await b.registry.put([{ name: 'other' }]);
+    } finally {
+      redis.disconnect();
+    }
+    await waitFor(
+      'producer a to stop using the removed queue',
       async () =>
         (await a.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
           () => false,

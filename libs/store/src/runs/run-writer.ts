@@ -322,16 +322,8 @@ export class RunWriter {
     });
   }
 
-  /** EXISTS for each key, in one round trip (a pipeline; on Cluster, commands sent together). */
+  /** EXISTS for each key, in one round trip. */
   async existsEach(keys: string[]): Promise<boolean[]> {
-    if (this.connections.isCluster)
-      return (await Promise.all(keys.map((k) => this.redis.exists(k)))).map((n) => n === 1);
-    const pipe = this.redis.pipeline();
-    for (const k of keys) pipe.exists(k);
-    const res = (await pipe.exec()) ?? [];
-    return res.map(([err, n]) => {
-      if (err) throw err;
-      return n === 1;
-    });
+    return (await this.send(keys.map((k): [string, string] => ['exists', k]))).map((n) => n === 1);
   }
 }
