@@ -3,7 +3,9 @@
  *
  * - producer: a separate process enqueuing N no-op jobs — raw `Queue.add` / Drover's NestJS
  *   `DroverClient.enqueue`, 200 calls in flight (`single`); raw `addBulk` / `enqueueMany` in chunks
- *   of 1000 (`bulk`); one job id / idempotency key per job (`idempotent`). No worker runs.
+ *   of 1000 (`bulk`); one job id / idempotency key per job (`idempotent`). No worker runs. The raw
+ *   side also runs `single` with the job Drover stores (`shaped`: a run id, attempts, the producer's
+ *   name), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
  * - processing: a worker process started on the `single` queue's N jobs — raw `Worker` at
  *   concurrency 50 / the Drover `worker` app (`dist/apps/worker`) with a concurrency-50 queue and its
  *   built-in `noop` handler — timed from its first completion to its N-th.
@@ -31,11 +33,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 200);
 const CONCURRENCY = 50;
 const MODES: ProducerMode[] = ['single', 'bulk', 'idempotent'];
+/** The raw side also runs `single` with the job Drover stores (see raw-producer), to split the gap. */
+const RAW_MODES: ProducerMode[] = [...MODES, 'shaped'];
 type Side = 'raw' | 'drover';
 
 interface Round {
   /** `bytesPerJob`: Redis used_memory growth per job enqueued (no worker runs: every job is queued). */
-  producer: Record<ProducerMode, { rate: number; cpuUs: number; redisCpuUs: number; bytesPerJob: number }>;
+  /** `shaped`: raw side only. */
+  producer: Partial<Record<ProducerMode, { rate: number; cpuUs: number; redisCpuUs: number; bytesPerJob: number }>>;
   processing: { rate: number; workerCpuUs: number; redisCpuUs: number };
   endToEnd: { rate: number; producerRate: number };
 }
@@ -166,8 +171,8 @@ async function round(side: Side): Promise<Round> {
   const prefix = uniquePrefix(`bench-${side}`);
   const queueOf = (mode: ProducerMode) => `q-${mode}`;
   const apps = side === 'drover' ? await droverApps(prefix, MODES.map(queueOf)) : undefined;
-  const producer = {} as Round['producer'];
-  for (const mode of MODES) {
+  const producer: Round['producer'] = {};
+  for (const mode of side === 'raw' ? RAW_MODES : MODES) {
     const r = await runProducer(side, queueOf(mode), prefix, mode);
     producer[mode] = {
       rate: N / r.report.seconds,
@@ -177,7 +182,7 @@ async function round(side: Side): Promise<Round> {
     };
   }
   // Only the `single` queue's jobs stay for the worker.
-  for (const mode of MODES.filter((m) => m !== 'single')) {
+  for (const mode of RAW_MODES.filter((m) => m !== 'single')) {
     const q = new Queue(queueOf(mode), { connection: probe, prefix });
     await q.obliterate({ force: true });
     await q.close();
@@ -224,26 +229,32 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US').replace(/,/g, ' ');
 
 function table(results: Record<Side, Round[]>): void {
-  const rows: [string, (r: Round) => number, boolean][] = [
-    ['producer, one call per job (calls/s)', (r) => r.producer.single.rate, true],
-    ['producer, bulk (jobs/s)', (r) => r.producer.bulk.rate, true],
-    ['producer, idempotent (calls/s)', (r) => r.producer.idempotent.rate, true],
-    ['processing (jobs/s)', (r) => r.processing.rate, true],
-    ['end to end (jobs/s)', (r) => r.endToEnd.rate, true],
-    ['producer during end to end (calls/s)', (r) => r.endToEnd.producerRate, true],
-    ['producer CPU, node (µs/call)', (r) => r.producer.single.cpuUs, false],
-    ['producer CPU, redis-server (µs/call)', (r) => r.producer.single.redisCpuUs, false],
-    ['idempotent CPU, redis-server (µs/call)', (r) => r.producer.idempotent.redisCpuUs, false],
-    ['Redis bytes per queued job (used_memory)', (r) => r.producer.single.bytesPerJob, true],
-    ['processing CPU, worker (µs/job)', (r) => r.processing.workerCpuUs, false],
-    ['processing CPU, redis-server (µs/job)', (r) => r.processing.redisCpuUs, false],
+  // [label, value on the raw side, value on the Drover side (default: the same measure), is a rate]
+  type Row = [string, (r: Round) => number, ((r: Round) => number) | undefined, boolean];
+  const p = (r: Round, m: ProducerMode) => r.producer[m]!;
+  const rows: Row[] = [
+    ['producer, one call per job (calls/s)', (r) => p(r, 'single').rate, undefined, true],
+    ["  vs raw given Drover's job (calls/s)", (r) => p(r, 'shaped').rate, (r) => p(r, 'single').rate, true],
+    ['producer, bulk (jobs/s)', (r) => p(r, 'bulk').rate, undefined, true],
+    ['producer, idempotent (calls/s)', (r) => p(r, 'idempotent').rate, undefined, true],
+    ['processing (jobs/s)', (r) => r.processing.rate, undefined, true],
+    ['end to end (jobs/s)', (r) => r.endToEnd.rate, undefined, true],
+    ['producer during end to end (calls/s)', (r) => r.endToEnd.producerRate, undefined, true],
+    ['producer CPU, node (µs/call)', (r) => p(r, 'single').cpuUs, undefined, false],
+    ["  raw given Drover's job (µs/call)", (r) => p(r, 'shaped').cpuUs, (r) => p(r, 'single').cpuUs, false],
+    ['producer CPU, redis-server (µs/call)', (r) => p(r, 'single').redisCpuUs, undefined, false],
+    ['idempotent CPU, redis-server (µs/call)', (r) => p(r, 'idempotent').redisCpuUs, undefined, false],
+    ['Redis bytes per queued job (used_memory)', (r) => p(r, 'single').bytesPerJob, undefined, true],
+    ["  vs raw given Drover's job", (r) => p(r, 'shaped').bytesPerJob, (r) => p(r, 'single').bytesPerJob, true],
+    ['processing CPU, worker (µs/job)', (r) => r.processing.workerCpuUs, undefined, false],
+    ['processing CPU, redis-server (µs/job)', (r) => r.processing.redisCpuUs, undefined, false],
   ];
   console.log(`\n${N} jobs, ${IN_FLIGHT} calls in flight, concurrency ${CONCURRENCY}, ${ROUNDS} rounds (medians)`);
   console.log(`${'measure'.padEnd(42)} ${'raw'.padStart(9)} ${'drover'.padStart(9)}   ratio   per-round ratios`);
-  for (const [label, get, isRate] of rows) {
-    const raw = median(results.raw.map(get));
-    const drover = median(results.drover.map(get));
-    const perRound = results.raw.map((r, i) => (get(results.drover[i]!) / get(r)).toFixed(2)).join(' ');
+  for (const [label, getRaw, getDrover = getRaw, isRate] of rows) {
+    const raw = median(results.raw.map(getRaw));
+    const drover = median(results.drover.map(getDrover));
+    const perRound = results.raw.map((r, i) => (getDrover(results.drover[i]!) / getRaw(r)).toFixed(2)).join(' ');
     const ratio = isRate ? (drover / raw).toFixed(2) : '';
     console.log(
       `${label.padEnd(42)} ${fmt(raw).padStart(9)} ${fmt(drover).padStart(9)}   ${ratio.padStart(5)}   ${isRate ? perRound : ''}`,
@@ -266,8 +277,8 @@ async function main(): Promise<void> {
       const r = await round(side);
       results[side].push(r);
       console.log(
-        `round ${i + 1} ${side.padEnd(6)} producer ${fmt(r.producer.single.rate)}/s bulk ${fmt(r.producer.bulk.rate)}/s ` +
-          `idempotent ${fmt(r.producer.idempotent.rate)}/s processing ${fmt(r.processing.rate)}/s end-to-end ${fmt(r.endToEnd.rate)}/s`,
+        `round ${i + 1} ${side.padEnd(6)} producer ${fmt(r.producer.single!.rate)}/s bulk ${fmt(r.producer.bulk!.rate)}/s ` +
+          `idempotent ${fmt(r.producer.idempotent!.rate)}/s processing ${fmt(r.processing.rate)}/s end-to-end ${fmt(r.endToEnd.rate)}/s`,
       );
     }
   }

@@ -3,7 +3,7 @@
  * (Nest, connections, queue objects), runs when a line arrives on stdin, and prints one JSON line
  * of {@link ProducerReport}. Boot time is never measured; only the calls are.
  */
-export type ProducerMode = 'single' | 'bulk' | 'idempotent';
+export type ProducerMode = 'single' | 'bulk' | 'idempotent' | 'shaped';
 
 export interface ProducerReport {
   /** Wall time of the calls, s. */

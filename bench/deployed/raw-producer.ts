@@ -1,10 +1,13 @@
 /**
  * The raw BullMQ producer of the as-deployed bench: `Queue.add` per job (`single`, `idempotent`
- * with a job id per job) with N calls in flight, or `Queue.addBulk` in chunks (`bulk`).
+ * with a job id per job) with N calls in flight, or `Queue.addBulk` in chunks (`bulk`). `shaped` is
+ * `single` adding the job Drover's client stores for `enqueue('noop', {})`: its data (the payload
+ * and the producer's name) and options (the run id as job id, drawn the same way, and attempts).
  * Args: <queue> <prefix> <mode> <n> <inFlight>; env REDIS_URL.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { adHocRunId, secureRandomSource } from '@drover/core';
 import { argsOf, BULK_CHUNK, report, waitForGo, withInFlight } from './protocol';
 
 async function main(): Promise<void> {
@@ -21,6 +24,11 @@ async function main(): Promise<void> {
       }
     } else if (mode === 'idempotent') {
       await withInFlight(n, inFlight, (i) => queue.add('noop', {}, { jobId: `order-${i}` }));
+    } else if (mode === 'shaped') {
+      const random = secureRandomSource();
+      await withInFlight(n, inFlight, () =>
+        queue.add('noop', { payload: {}, createdBy: 'bench' }, { jobId: adHocRunId(Date.now(), random), attempts: 3 }),
+      );
     } else {
       await withInFlight(n, inFlight, () => queue.add('noop', {}));
     }

@@ -27,6 +27,7 @@ import {
   resolveWaitOptions,
   type EnqueueOptions,
   type ListRunsOptions,
+  type ResolvedEnqueue,
   type WaitOptions,
 } from './call-options';
 import type { DroverRun, RunId } from './drover-run';
@@ -108,12 +109,20 @@ export class DroverClient {
     opts?: EnqueueOptions,
   ): Promise<RunId<ResultOf<C>>>;
   enqueue(jobType: string, payload: unknown, opts?: EnqueueOptions): Promise<RunId>;
-  async enqueue(job: string | AnyContract, payload: unknown, opts?: EnqueueOptions): Promise<RunId> {
-    const { run, key } = await this.prepare(job, payload, opts);
-    if (key === undefined) {
-      await this.connection.runs.enqueue(run);
-      return run.id;
+  enqueue(job: string | AnyContract, payload: unknown, opts?: EnqueueOptions): Promise<RunId> {
+    try {
+      const contract = this.contractFor(job);
+      // Without a contract nothing here waits: the run goes straight to the store (the hot path).
+      if (contract) return this.prepare(job, payload, opts).then((p) => this.write(p));
+      const now = this.now();
+      return this.write(this.build(job as string, undefined, payload, resolveEnqueueOptions(opts, now), now));
+    } catch (err) {
+      return Promise.reject(err);
     }
+  }
+
+  private write({ run, key }: { run: NewRun; key?: string }): Promise<RunId> {
+    if (key === undefined) return this.connection.runs.enqueue(run).then(() => run.id);
     return this.enqueueOnce(run, key);
   }
 
@@ -161,9 +170,20 @@ export class DroverClient {
     const jobType = typeof job === 'string' ? job : job.jobType;
     const now = this.now();
     const o = resolveEnqueueOptions(opts, now);
-    // A contract's schema may refine asynchronously; without one the check is synchronous.
+    // A contract's schema may refine asynchronously: checked before the run is built.
     if (contract) await validatePayload(jobType, contract, payload);
-    else validatePayload(jobType, undefined, payload);
+    return this.build(jobType, contract, payload, o, now);
+  }
+
+  /** Builds the run of a request whose contract (if any) has passed; checks the rest synchronously. */
+  private build(
+    jobType: string,
+    contract: JobContract | undefined,
+    payload: unknown,
+    o: ResolvedEnqueue,
+    now: number,
+  ): { run: NewRun; key?: string } {
+    if (!contract) validatePayload(jobType, undefined, payload);
     const run: NewRun = {
       id: o.idempotencyKey !== undefined ? runIdForIdempotencyKey(o.idempotencyKey) : adHocRunId(now, this.random),
       routine: null,

@@ -1,6 +1,7 @@
 import { testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import type { Stores } from '../create-stores';
 import type { NewRun } from '../runs/run-writer';
+import { InvalidPayloadError } from '@drover/core';
 import { UnknownQueueError } from './queue-registry.store';
 
 type Producer = Stores & { close(): Promise<void> };
@@ -110,6 +111,20 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
       },
       { timeoutMs: 3_000, intervalMs: 20 },
     );
+  });
+
+  it('checks on the fast path what the slow one does: the payload, and the first run that ranks the queue', async () => {
+    await a.runs.enqueue(adHoc('a-warm'));
+    expect(a.runs.policies.peek('q')).toMatchObject({ ranked: false });
+    await expect(a.runs.enqueue(adHoc('a-bad', { payload: { n: Number.NaN } }))).rejects.toThrow(InvalidPayloadError);
+    expect(await a.bull.get('q').getJob('a-bad')).toBeUndefined();
+    // A high-priority run into the unranked queue ranks it (for every producer) and carries a priority.
+    await a.runs.enqueue(adHoc('a-urgent', { priority: 10 }));
+    expect((await a.bull.get('q').getJob('a-urgent'))?.opts.priority ?? 0).toBeGreaterThan(0);
+    await waitFor('producer b to see the queue ranked', async () => (await b.runs.policies.get('q')).ranked, {
+      timeoutMs: 3_000,
+      intervalMs: 20,
+    });
   });
 
   it('still finds an existing idempotent run in another queue (answers created: false)', async () => {

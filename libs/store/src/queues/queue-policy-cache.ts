@@ -78,6 +78,13 @@ export class QueuePolicyCache {
     return value;
   }
 
+  /** The queue's facts if known and fresh, without waiting (the enqueue hot path); else undefined. */
+  peek(queue: string): QueueFacts | undefined {
+    this.subscribeOnce();
+    const hit = this.facts.get(queue);
+    return this.fresh(hit) ? hit.value : undefined;
+  }
+
   /** The names of the defined queues. */
   async queueNames(): Promise<string[]> {
     this.subscribeOnce();

@@ -90,8 +90,8 @@ export class RunStore {
    * skipped, canceled or replayed) creates nothing and answers `created: false`. Two calls racing
    * may both answer `created: true`, but only one job (one run) ever exists.
    */
-  async enqueue(run: NewRun): Promise<EnqueueResult> {
-    return (await this.writer.enqueueMany([run]))[0]!;
+  enqueue(run: NewRun): Promise<EnqueueResult> {
+    return this.writer.enqueue(run);
   }
 
   /** {@link enqueue} for many runs at once (see RunWriter.enqueueMany for the order of work). */
