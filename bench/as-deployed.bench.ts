@@ -17,7 +17,6 @@
  * raw/Drover after a warm-up round; medians are printed with CPU per job in each process and in
  * redis-server. Env: REDIS_URL, BENCH_JOBS (20000), BENCH_ROUNDS (5), BENCH_IN_FLIGHT (200).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +24,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { startApp, uniquePrefix, type AppProcess } from '@drover/testing';
+import { script, spawnChild, type Child } from './deployed/child';
 import type { ProducerMode, ProducerReport } from './deployed/protocol';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -62,56 +62,6 @@ function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-const script = (name: string) => join(__dirname, 'deployed', `${name}.js`);
-
-/** A child node process speaking the bench protocol: prints `ready`, then report lines. */
-interface Child {
-  proc: ChildProcess;
-  ready: Promise<void>;
-  /** Resolves when the process has exited (whenever that was). */
-  gone: Promise<void>;
-  nextLine(): Promise<string>;
-}
-
-function spawnChild(file: string, args: string[]): Child {
-  const proc = spawn(process.execPath, [file, ...args], {
-    env: { ...process.env, REDIS_URL },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines: string[] = [];
-  const waiters: ((l: string) => void)[] = [];
-  let buf = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    buf += chunk.toString();
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiters.shift();
-      if (w) w(line);
-      else lines.push(line);
-    }
-  });
-  const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const exited = gone.then((): never => {
-    throw new Error(`${file} exited with ${proc.exitCode ?? proc.signalCode}`);
-  });
-  exited.catch(() => undefined);
-  const nextLine = () =>
-    Promise.race([
-      new Promise<string>((resolve) => {
-        const l = lines.shift();
-        if (l !== undefined) resolve(l);
-        else waiters.push(resolve);
-      }),
-      exited,
-    ]);
-  const ready = nextLine().then((l) => {
-    if (l !== 'ready') throw new Error(`${file}: expected ready, got ${l}`);
-  });
-  return { proc, ready, gone, nextLine };
-}
-
 /** Boots a producer process, then times its run: resolves with the go instant and its report. */
 async function runProducer(
   side: Side,
@@ -119,7 +69,7 @@ async function runProducer(
   prefix: string,
   mode: ProducerMode,
 ): Promise<{ goAt: number; report: ProducerReport; redisCpuUs: number; bytesPerJob: number }> {
-  const child = spawnChild(script(`${side}-producer`), [queue, prefix, mode, String(N), String(IN_FLIGHT)]);
+  const child = spawnChild(script(`${side}-producer`), REDIS_URL, [queue, prefix, mode, String(N), String(IN_FLIGHT)]);
   await child.ready;
   const memory0 = await redisUsedMemory();
   const redis0 = await redisCpuSeconds();
@@ -199,7 +149,7 @@ async function round(side: Side): Promise<Round> {
     worker = await apps.startWorker();
     workerPid = worker.pid;
   } else {
-    const child = spawnChild(script('raw-worker'), [queueOf('single'), prefix, String(CONCURRENCY)]);
+    const child = spawnChild(script('raw-worker'), REDIS_URL, [queueOf('single'), prefix, String(CONCURRENCY)]);
     worker = child;
     workerPid = child.proc.pid!;
   }

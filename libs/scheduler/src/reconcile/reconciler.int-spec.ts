@@ -82,6 +82,20 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect(writes).toEqual([]);
   });
 
+  it('records every routine of a reconcile larger than one recording chunk, and removes them all again', async () => {
+    const n = 1_500; // more than the 1 000 fingerprints recorded per fenced write
+    const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { kind: 'interval', everyMs: 86_400_000 }));
+    await routines.createMany(defs, 'api', clock.now());
+    expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(n);
+    expect(await conns.command.hlen(reconciler.writtenKey)).toBe(n);
+    expect(await conns.command.zcard(fires.keys.repeat!)).toBe(n);
+    expect(await reconciler.reconcileAll(lead, isCurrent)).toEqual({ upserted: [], removed: [], unchanged: n });
+    for (const d of defs) await routines.remove(d.name);
+    expect((await reconciler.reconcileAll(lead, isCurrent)).removed).toHaveLength(n);
+    expect(await conns.command.hlen(reconciler.writtenKey)).toBe(0);
+    expect(await conns.command.zcard(fires.keys.repeat!)).toBe(0);
+  });
+
   it('re-writes only the routine whose trigger changed and removes paused and deleted ones', async () => {
     const now = clock.now();
     await routines.upsert(routine('a', { kind: 'interval', everyMs: 60_000 }), 'api', now);

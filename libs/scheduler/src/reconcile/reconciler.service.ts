@@ -8,10 +8,18 @@ import { FiresQueue } from '../fires/fires-queue.provider';
 import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
 
-const WRITE_BATCH = 64;
+/** BullMQ writes in flight at once: enough to keep Redis busy while node computes the next fire times. */
+const IN_FLIGHT = 128;
+/** Routines whose BullMQ writes are done before their fingerprints are recorded, in one fenced write. */
+const RECORD_CHUNK = 1_000;
 
-async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+/** Runs `fn` over `items` with at most `limit` calls outstanding (a new one starts as soon as one ends). */
+async function withConcurrency<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 export interface ReconcileReport {
@@ -54,11 +62,26 @@ export class Reconciler {
       (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def)),
     );
     report.unchanged = desired.size - toWrite.length;
-    // Bounded parallelism: 100k first-time upserts one by one would take minutes of round trips.
-    await inBatches(toWrite, WRITE_BATCH, (rec) => this.write(rec, written[rec.def.name], lead, isCurrent));
+    // Bounded parallelism (100k first-time upserts one by one would take minutes of round trips);
+    // each chunk's fingerprints are recorded once its BullMQ writes are done, in one fenced write.
+    for (let i = 0; i < toWrite.length; i += RECORD_CHUNK) {
+      const chunk = toWrite.slice(i, i + RECORD_CHUNK);
+      await withConcurrency(chunk, IN_FLIGHT, (rec) => this.writeTiming(rec, written[rec.def.name], isCurrent));
+      await this.recordWritten(
+        lead,
+        chunk.map((rec) => [rec.def.name, schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))]),
+      );
+    }
     report.upserted = toWrite.map((rec) => rec.def.name);
     const toRemove = Object.keys(written).filter((name) => !desired.has(name));
-    await inBatches(toRemove, WRITE_BATCH, (name) => this.remove(name, written[name]!, lead, isCurrent));
+    for (let i = 0; i < toRemove.length; i += RECORD_CHUNK) {
+      const chunk = toRemove.slice(i, i + RECORD_CHUNK);
+      await withConcurrency(chunk, IN_FLIGHT, (name) => this.removeTiming(name, written[name]!, isCurrent));
+      await this.recordWritten(
+        lead,
+        chunk.map((name) => [name, '']),
+      );
+    }
     report.removed = toRemove;
     // A stale leader can slip one BullMQ write in before its fenced bookkeeping is refused;
     // such an orphan is in BullMQ's scheduler index but in neither `desired` nor `written`.
@@ -94,6 +117,12 @@ export class Reconciler {
     lead: Leadership,
     isCurrent: () => boolean,
   ): Promise<void> {
+    await this.writeTiming(rec, previous, isCurrent);
+    await this.recordWritten(lead, [[rec.def.name, schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))]]);
+  }
+
+  /** Puts the routine's timing source on the fires queue (its fingerprint is recorded by the caller). */
+  private async writeTiming(rec: RoutineRecord, previous: string | undefined, isCurrent: () => boolean): Promise<void> {
     const { def } = rec;
     this.assertCurrent(isCurrent, def.name);
     if (previous && previous.startsWith('once|') && def.trigger.kind !== 'once')
@@ -119,14 +148,17 @@ export class Reconciler {
         { jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
       );
     }
-    await this.recordWritten(lead, def.name, schedulerFingerprint(t, fireLagMs(def)));
   }
 
   private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
+    await this.removeTiming(name, previous, isCurrent);
+    await this.recordWritten(lead, [[name, '']]);
+  }
+
+  private async removeTiming(name: string, previous: string, isCurrent: () => boolean): Promise<void> {
     this.assertCurrent(isCurrent, name);
     if (previous.startsWith('once|')) await this.removeOnce(name, previous);
     else await this.fires.removeJobScheduler(name);
-    await this.recordWritten(lead, name, '');
   }
 
   private async removeOnce(name: string, fingerprint: string): Promise<void> {
@@ -135,15 +167,19 @@ export class Reconciler {
     if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
   }
 
-  private async recordWritten(lead: Leadership, name: string, fingerprint: string): Promise<void> {
+  /** Records what was written for each routine ("" = nothing); refused, as a whole, for a stale leader. */
+  private async recordWritten(lead: Leadership, entries: [name: string, fingerprint: string][]): Promise<void> {
+    if (entries.length === 0) return;
     const res = await withDroverScripts(this.conns.command).fencedHset(
       this.keys.core('leader'),
       this.writtenKey,
       lead.token,
-      name,
-      fingerprint,
+      ...entries.flat(),
     );
-    if (res === ScriptCode.StaleToken) throw new StaleLeaderError(`the schedule of routine "${name}"`);
+    if (res === ScriptCode.StaleToken) {
+      const what = entries.length === 1 ? `routine "${entries[0]![0]}"` : `${entries.length} routines`;
+      throw new StaleLeaderError(`the schedule of ${what}`);
+    }
   }
 
   private assertCurrent(isCurrent: () => boolean, name: string): void {
