@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { LOGGER } from '@drover/logger';
 import { ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
+import { FIRE_KEEP, FIRE_RETRY, FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { Dispatcher } from './dispatcher.service';
 
@@ -35,6 +35,8 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
       lockDuration: 2_000,
       stalledInterval: 1_000,
       maxStalledCount: 10,
+      // For fires added without options (every Job Scheduler's, see FIRE_JOB_OPTS).
+      ...FIRE_KEEP,
     });
     this.worker.on('failed', (job, err) =>
       this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),
@@ -51,6 +53,11 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async process(job: Job<FireJobData>): Promise<string> {
+    // A Job Scheduler's fire is stored without options: BullMQ decides a retry from the job it
+    // holds in memory, so setting them here retries it like any other fire.
+    // (BullMQ reads a missing `attempts` as 0.)
+    if (!job.opts.attempts) job.opts.attempts = FIRE_RETRY.attempts;
+    job.opts.backoff ??= { ...FIRE_RETRY.backoff };
     const request = fireOfJob(job.id, job.data?.lagMs);
     if (!request || !job.data?.routine) return 'ignored';
     const retry = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || (job.attemptsStarted ?? 1) > 1;

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { FIRE_JOB_OPTS, FIRES_QUEUE, type FireJobData } from '@drover/store';
+import { FIRES_QUEUE, type FireJobData } from '@drover/store';
 
 /** The fires queue, shared by the reconciler (writes schedulers) and the leader (repairs). */
 export class FiresQueue extends Queue<FireJobData> {
@@ -8,7 +8,8 @@ export class FiresQueue extends Queue<FireJobData> {
     return new FiresQueue(keys.bullQueueName(FIRES_QUEUE), {
       connection: conns.open('command', 'fires-queue'),
       prefix: keys.bullPrefix,
-      defaultJobOptions: FIRE_JOB_OPTS,
+      // None: whatever is set here is copied into every Job Scheduler (see FIRE_JOB_OPTS).
+      defaultJobOptions: {},
     });
   }
 }

@@ -127,7 +127,8 @@ export class Reconciler {
     this.assertCurrent(isCurrent, def.name);
     if (previous && previous.startsWith('once|') && def.trigger.kind !== 'once')
       await this.removeOnce(def.name, previous);
-    const template = { name: 'fire', data: { routine: def.name }, opts: FIRE_JOB_OPTS };
+    // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
+    const template = { name: 'fire', data: { routine: def.name } };
     const t = def.trigger;
     if (t.kind === 'cron') {
       await this.fires.upsertJobScheduler(def.name, { pattern: t.cron, tz: t.tz ?? 'UTC' }, template);
@@ -145,7 +146,7 @@ export class Reconciler {
       await this.fires.add(
         'fire',
         { routine: def.name },
-        { jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
+        { ...FIRE_JOB_OPTS, jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
       );
     }
   }

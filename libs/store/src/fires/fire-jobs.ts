@@ -12,18 +12,21 @@ export interface FireJobData {
   lagMs?: number;
 }
 
+/** How a fire is retried when its dispatch fails (a fire is cheap to repeat: slot claims dedupe). */
+export const FIRE_RETRY = { attempts: 5, backoff: { type: 'fixed', delay: 500 } } as const;
+
+/** Which finished fires BullMQ keeps: a dispatched fire is worth nothing (the run is the record); failed ones are kept, bounded, to debug. */
+export const FIRE_KEEP = { removeOnComplete: { count: 0 }, removeOnFail: { count: 1000 } };
+
 /**
- * Options of every fire job. Kept short on purpose: BullMQ stores them twice per routine (in the
- * Job Scheduler and in its pending job), which matters at 100k routines. A dispatched fire is
- * worth nothing afterwards (the run is the record), so it is removed at once; failed fires are
- * kept (bounded) to debug.
+ * Options of a fire job added one at a time (a once fire, a refire, a repair). A Job Scheduler's
+ * template carries none: BullMQ stores a template's options twice per routine (in the scheduler
+ * and in its pending job), and options over 64 bytes turn the scheduler's hash from a compact
+ * listpack into a hash table (~550 B instead of ~180 B per routine). The fires consumer applies
+ * {@link FIRE_RETRY} to the job it holds and its Worker applies {@link FIRE_KEEP}, so every fire
+ * is retried and removed the same, whatever it was added with.
  */
-export const FIRE_JOB_OPTS = {
-  attempts: 5,
-  backoff: { type: 'fixed', delay: 500 },
-  removeOnComplete: true,
-  removeOnFail: 1000,
-} as const;
+export const FIRE_JOB_OPTS = { ...FIRE_RETRY, ...FIRE_KEEP } as const;
 
 /** What a fire job asks for: dispatch the routine as of `slot`, or (a refire) take over that one revoked slot. */
 export interface FireRequest {
