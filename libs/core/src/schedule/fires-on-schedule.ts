@@ -23,8 +23,18 @@ export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean
 }
 
 /**
+ * The slot the routine should handle next: the first after its cursor (the newest slot handled,
+ * else when the cursor started, else its creation). Depends on nothing else, so a caller checking
+ * many routines often may keep it until the trigger or the cursor moves. Pure.
+ */
+export function expectedSlot(routine: Routine, state: ScheduleState, createdAt: number): number | undefined {
+  return nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt);
+}
+
+/**
  * The routine's next slot if it is overdue at `now` (epoch ms): due more than `toleranceMs` ago and
- * not yet handled — a lost fire, or downtime. The tolerance absorbs normal fire latency. Pure.
+ * not yet handled — a lost fire, or downtime. The tolerance absorbs normal fire latency.
+ * `expected` gives {@link expectedSlot} (a caller may have it kept). Pure.
  */
 export function overdueSlot(
   routine: Routine,
@@ -32,9 +42,10 @@ export function overdueSlot(
   createdAt: number,
   now: number,
   toleranceMs: number,
+  expected: () => number | undefined = () => expectedSlot(routine, state, createdAt),
 ): number | undefined {
   if (!firesOnSchedule(routine, state)) return undefined;
-  const expected = nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt);
-  if (expected === undefined || now - expected <= toleranceMs) return undefined;
-  return expected;
+  const slot = expected();
+  if (slot === undefined || now - slot <= toleranceMs) return undefined;
+  return slot;
 }

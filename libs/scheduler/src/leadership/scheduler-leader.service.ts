@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import type { Logger } from 'pino';
 import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
-import { ROUTINE_STATUSES } from '@drover/core';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock, DroverKeys, RedisConnections, StaleLeaderError, type RedisClient } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
@@ -166,17 +165,21 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   }
 
   private every(ms: number, step: () => Promise<void>): void {
-    const t = setInterval(() => void this.serial(step), ms);
+    // A step still queued or running is not queued again: at 100k routines a pass can take longer
+    // than its period, and passes piling up would keep the leader busy with nothing else.
+    let pending = false;
+    const t = setInterval(() => {
+      if (pending) return;
+      pending = true;
+      void this.serial(step).finally(() => (pending = false));
+    }, ms);
     t.unref();
     this.timers.push(t);
   }
 
   private async exportGauges(): Promise<void> {
     if (!this.isCurrent()) return;
-    const records = await this.routines.list();
-    for (const status of ROUTINE_STATUSES) {
-      this.metrics.routines.set({ status }, records.filter((r) => r.def.status === status).length);
-    }
+    // The routine counts are set by the watchdog pass, which reads every routine anyway.
     await exportQueueGauges(this.metrics, { registry: this.queues, bull: this.bull, catalog: this.catalog });
   }
 }

@@ -85,4 +85,20 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     expect(await h.bull.get('default').getDelayedCount()).toBe(0);
     expect(await h.bull.get(FIRES_QUEUE).getDelayedCount()).toBe(2);
   });
+
+  it('keeps each expected slot only while the cursor and the trigger stay: a later lost fire is still found', async () => {
+    await h.routines.upsert(routine('kept'), 'api', T0);
+    h.clock.t = T0 + MIN + 1_000;
+    expect(await watchdog.pass(lead, isCurrent)).toEqual([]);
+    // The slot is handled (the cursor moves); the next one is then lost.
+    await h.routines.advanceCursor('kept', T0 + MIN);
+    h.clock.t = T0 + 2 * MIN + 10_000;
+    expect(await watchdog.pass(lead, isCurrent)).toEqual(['kept']);
+    expect(await h.bull.get(FIRES_QUEUE).getJob(repairFireJobId('kept', T0 + 2 * MIN))).toBeDefined();
+    // A new trigger (a new version) is looked at anew: every 5 minutes, next due at T0 + 5 min.
+    await h.routines.upsert(routine('kept', { trigger: { kind: 'interval', everyMs: 5 * MIN } }), 'api', h.clock.t);
+    expect(await watchdog.pass(lead, isCurrent)).toEqual([]);
+    h.clock.t = T0 + 5 * MIN + 10_000;
+    expect(await watchdog.pass(lead, isCurrent)).toEqual(['kept']);
+  });
 });

@@ -13,6 +13,10 @@ import {
   type RoutineState,
 } from './routine-record';
 import { routineKeys } from './routine-keys';
+import { yieldToLoop, YIELD_EVERY } from '../yield-to-loop';
+
+/** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
+const BY_NAME = new Intl.Collator();
 
 /** What an apply changed, by routine name. */
 export interface ApplyDiff {
@@ -95,10 +99,13 @@ export class RoutineStore {
   }
 
   async list(): Promise<RoutineRecord[]> {
-    const all = await this.redis.hgetall(this.definitionsKey);
-    return Object.values(all)
-      .map((raw) => decodeRecord(raw))
-      .sort((a, b) => a.def.name.localeCompare(b.def.name));
+    const all = Object.values(await this.redis.hgetall(this.definitionsKey));
+    const records: RoutineRecord[] = [];
+    for (let i = 0; i < all.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
+      records.push(decodeRecord(all[i]!));
+    }
+    return records.sort((a, b) => BY_NAME.compare(a.def.name, b.def.name));
   }
 
   async names(): Promise<string[]> {
@@ -360,7 +367,12 @@ export class RoutineStore {
     const pipe = this.redis.pipeline();
     for (const n of names) pipe.hgetall(this.stateKey(n));
     const res = (await pipe.exec()) ?? [];
-    return new Map(names.map((n, i) => [n, decodeState((res[i]?.[1] as Record<string, string>) ?? {})]));
+    const states = new Map<string, RoutineState>();
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
+      states.set(names[i]!, decodeState((res[i]?.[1] as Record<string, string>) ?? {}));
+    }
+    return states;
   }
 
   /**
