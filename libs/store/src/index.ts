@@ -29,4 +29,4 @@ export * from './slots/slot-decision';
 export * from './fires/fire-jobs';
 export * from './plan/plan.service';
 export * from './errors/duplicate-override.error';
-export * from './yield-to-loop';
+export * from './bulk-reads';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { firesOnSchedule, nextFire } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
-import { FIRE_JOB_OPTS, onceFireJobId, RoutineStore, type RoutineRecord } from '@drover/store';
+import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, RoutineStore, zscanMembers, type RoutineRecord } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
@@ -52,7 +52,7 @@ export class Reconciler {
   async reconcileAll(lead: Leadership, isCurrent: () => boolean): Promise<ReconcileReport> {
     const records = await this.routines.list();
     const states = await this.routines.getStates(records.map((r) => r.def.name));
-    const written = await this.conns.command.hgetall(this.writtenKey);
+    const written = Object.fromEntries(await hscanAll(this.conns.command, this.writtenKey));
     const report: ReconcileReport = { upserted: [], removed: [], unchanged: 0 };
     const desired = new Map<string, RoutineRecord>();
     for (const rec of records) {
@@ -85,7 +85,7 @@ export class Reconciler {
     report.removed = toRemove;
     // A stale leader can slip one BullMQ write in before its fenced bookkeeping is refused;
     // such an orphan is in BullMQ's scheduler index but in neither `desired` nor `written`.
-    for (const name of await this.conns.command.zrange(this.fires.keys.repeat!, '0', '-1')) {
+    for (const name of await zscanMembers(this.conns.command, this.fires.keys.repeat!)) {
       if (desired.has(name) || name in written) continue;
       this.assertCurrent(isCurrent, name);
       await this.fires.removeJobScheduler(name);

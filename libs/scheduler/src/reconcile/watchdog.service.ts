@@ -4,7 +4,7 @@ import { expectedSlot, overdueSlot, pauseExpired, ROUTINE_STATUSES } from '@drov
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock } from '@drover/redis';
-import { BullQueues, requestRepair, RoutineStore, yieldToLoop, YIELD_EVERY } from '@drover/store';
+import { BullQueues, pacer, requestRepair, RoutineStore } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import type { Leadership } from '../leadership/leader-elector';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
@@ -44,8 +44,9 @@ export class Watchdog {
     const now = this.clock.now();
     const repaired: string[] = [];
     const seen = new Set<string>();
-    for (const [i, rec] of records.entries()) {
-      if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
+    const pace = pacer();
+    for (const rec of records) {
+      await pace();
       const name = rec.def.name;
       const state = states.get(name)!;
       seen.add(name);

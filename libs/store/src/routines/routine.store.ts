@@ -13,7 +13,7 @@ import {
   type RoutineState,
 } from './routine-record';
 import { routineKeys } from './routine-keys';
-import { yieldToLoop, YIELD_EVERY } from '../yield-to-loop';
+import { hscanAll, pacer, YIELD_EVERY } from '../bulk-reads';
 
 /** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
 const BY_NAME = new Intl.Collator();
@@ -99,11 +99,12 @@ export class RoutineStore {
   }
 
   async list(): Promise<RoutineRecord[]> {
-    const all = Object.values(await this.redis.hgetall(this.definitionsKey));
+    const all = [...(await hscanAll(this.redis, this.definitionsKey)).values()];
     const records: RoutineRecord[] = [];
-    for (let i = 0; i < all.length; i++) {
-      if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
-      records.push(decodeRecord(all[i]!));
+    const pace = pacer();
+    for (const raw of all) {
+      await pace();
+      records.push(decodeRecord(raw));
     }
     return records.sort((a, b) => BY_NAME.compare(a.def.name, b.def.name));
   }
@@ -364,13 +365,19 @@ export class RoutineStore {
   }
 
   async getStates(names: string[]): Promise<Map<string, RoutineState>> {
-    const pipe = this.redis.pipeline();
-    for (const n of names) pipe.hgetall(this.stateKey(n));
-    const res = (await pipe.exec()) ?? [];
     const states = new Map<string, RoutineState>();
-    for (let i = 0; i < names.length; i++) {
-      if (i > 0 && i % YIELD_EVERY === 0) await yieldToLoop();
-      states.set(names[i]!, decodeState((res[i]?.[1] as Record<string, string>) ?? {}));
+    // In pipelines of a thousand: the commands of one pipeline go out together, and a command the
+    // process sends meanwhile (a fire's claim) would wait behind all of them on the connection.
+    for (let from = 0; from < names.length; from += YIELD_EVERY) {
+      const chunk = names.slice(from, from + YIELD_EVERY);
+      const pipe = this.redis.pipeline();
+      for (const n of chunk) pipe.hgetall(this.stateKey(n));
+      const res = (await pipe.exec()) ?? [];
+      const pace = pacer();
+      for (const [i, n] of chunk.entries()) {
+        await pace();
+        states.set(n, decodeState((res[i]?.[1] as Record<string, string>) ?? {}));
+      }
     }
     return states;
   }
