@@ -123,7 +123,7 @@ async function rawLateness(): Promise<ReturnType<typeof stats>> {
   const oracle = await startHttpOracle();
   const prefix = uniquePrefix('raw');
   const queue = new Queue('fires', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix });
-  const worker = spawnChild(script('raw-fires-worker'), REDIS_URL, ['fires', prefix, oracle.url, '50']);
+  const worker = spawnChild(script('raw-worker'), REDIS_URL, ['fires', prefix, '50', oracle.url]);
   await worker.ready;
   const start = Math.ceil((Date.now() + 1000) / 1000) * 1000;
   for (let i = 0; i < ROUTINES; i++) {

@@ -113,7 +113,7 @@ export class DroverClient {
     try {
       const contract = this.contractFor(job);
       // Without a contract nothing here waits: the run goes straight to the store (the hot path).
-      if (contract) return this.prepare(job, payload, opts).then((p) => this.write(p));
+      if (contract) return this.prepare(job, contract, payload, opts).then((p) => this.write(p));
       const now = this.now();
       return this.write(this.build(job as string, undefined, payload, resolveEnqueueOptions(opts, now), now));
     } catch (err) {
@@ -136,7 +136,9 @@ export class DroverClient {
    *   IdempotencyKeyConflictError (checked before anything is written)
    */
   async enqueueMany(items: readonly EnqueueItem[]): Promise<RunId[]> {
-    const prepared = await Promise.all(items.map((i) => this.prepare(i.job, i.payload, i.options)));
+    const prepared = await Promise.all(
+      items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
+    );
     const keyed = prepared.filter((p) => p.key !== undefined);
     const existing = keyed.length ? await this.connection.runs.getMany(keyed.map((p) => p.run.id)) : [];
     const found = new Map<string, RunView>();
@@ -163,10 +165,10 @@ export class DroverClient {
   /** Checks one enqueue request and builds its run; nothing is written. */
   private async prepare(
     job: string | AnyContract,
+    contract: JobContract | undefined,
     payload: unknown,
     opts: EnqueueOptions | undefined,
   ): Promise<{ run: NewRun; key?: string }> {
-    const contract = this.contractFor(job);
     const jobType = typeof job === 'string' ? job : job.jobType;
     const now = this.now();
     const o = resolveEnqueueOptions(opts, now);

@@ -1,15 +1,17 @@
 import type { RedisClient } from '@drover/redis';
 
-/**
+/*
  * Reading every routine without stalling the scheduler. At 100k routines one pass of plain
- * JavaScript takes seconds, and one big reply (an HGETALL of 100k fields, a pipeline of 100k
- * commands) holds up every other command on the connection, a fire's claim among them. So loops
- * yield to the event loop, and big reads go a thousand at a time.
+ * JavaScript takes seconds, so long loops yield to the event loop (a due fire gets its turn); and
+ * one big reply (an HGETALL of 100k fields, a pipeline of 100k commands) would queue every other
+ * command on the connection behind it, so big reads go a thousand at a time.
  */
-export const YIELD_EVERY = 1_000;
+
+/** How many fields, members or commands one big read takes at a time. */
+export const READ_CHUNK = 1_000;
 
 /** Lets the event loop run what is waiting (timers, I/O: a due fire) before a long loop goes on. */
-export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Longest stretch a long loop runs before it yields, ms. */
 const SLICE_MS = 2;
@@ -33,7 +35,7 @@ export async function hscanAll(redis: RedisClient, key: string): Promise<Map<str
   const out = new Map<string, string>();
   let cursor = '0';
   do {
-    const [next, flat] = await redis.hscan(key, cursor, 'COUNT', YIELD_EVERY);
+    const [next, flat] = await redis.hscan(key, cursor, 'COUNT', READ_CHUNK);
     // HSCAN may return a field twice (while Redis rehashes): the map keeps one.
     for (let i = 0; i < flat.length; i += 2) out.set(flat[i]!, flat[i + 1]!);
     cursor = next;
@@ -46,7 +48,7 @@ export async function zscanMembers(redis: RedisClient, key: string): Promise<str
   const out = new Set<string>();
   let cursor = '0';
   do {
-    const [next, flat] = await redis.zscan(key, cursor, 'COUNT', YIELD_EVERY);
+    const [next, flat] = await redis.zscan(key, cursor, 'COUNT', READ_CHUNK);
     for (let i = 0; i < flat.length; i += 2) out.add(flat[i]!);
     cursor = next;
   } while (cursor !== '0');

@@ -21,6 +21,19 @@ const adHoc = (id: string, over: Partial<NewRun> = {}): NewRun => ({
   ...over,
 });
 
+/** Waits until `producer` refuses an enqueue into `q` as an unknown queue (it learned of the removal). */
+async function untilRefused(producer: Producer, what: string): Promise<void> {
+  await waitFor(
+    what,
+    () =>
+      producer.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
+        () => false,
+        (err: unknown) => err instanceof UnknownQueueError,
+      ),
+    { timeoutMs: 3_000, intervalMs: 20 },
+  );
+}
+
 describe('QueuePolicyCache (what enqueue knows about queues)', () => {
   let a: Producer;
   let b: Producer;
@@ -57,15 +70,7 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
   it('drops a removed queue at once when the registry announces it, with no clock to expire it', async () => {
     await a.runs.enqueue(adHoc('a-1'));
     await b.registry.put([{ name: 'other' }]);
-    await waitFor(
-      'the removal to reach producer a',
-      async () =>
-        (await a.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
-          () => false,
-          (err: unknown) => err instanceof UnknownQueueError,
-        )) === true,
-      { timeoutMs: 3_000, intervalMs: 20 },
-    );
+    await untilRefused(a, 'the removal to reach producer a');
   });
 
   it('forgets what it knew when its subscription drops, so a change announced meanwhile is not missed', async () => {
@@ -85,15 +90,7 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
     } finally {
       redis.disconnect();
     }
-    await waitFor(
-      'producer a to stop using the removed queue',
-      async () =>
-        (await a.runs.enqueue(adHoc(`a-${Math.random()}`)).then(
-          () => false,
-          (err: unknown) => err instanceof UnknownQueueError,
-        )) === true,
-      { timeoutMs: 3_000, intervalMs: 20 },
-    );
+    await untilRefused(a, 'producer a to stop using the removed queue');
   });
 
   it('learns that another producer ranked a queue: its next runs carry a BullMQ priority', async () => {

@@ -13,7 +13,7 @@ import {
   type RoutineState,
 } from './routine-record';
 import { routineKeys } from './routine-keys';
-import { hscanAll, pacer, YIELD_EVERY } from '../bulk-reads';
+import { hscanAll, pacer, READ_CHUNK } from '../bulk-reads';
 
 /** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
 const BY_NAME = new Intl.Collator();
@@ -366,14 +366,14 @@ export class RoutineStore {
 
   async getStates(names: string[]): Promise<Map<string, RoutineState>> {
     const states = new Map<string, RoutineState>();
+    const pace = pacer();
     // In pipelines of a thousand: the commands of one pipeline go out together, and a command the
     // process sends meanwhile (a fire's claim) would wait behind all of them on the connection.
-    for (let from = 0; from < names.length; from += YIELD_EVERY) {
-      const chunk = names.slice(from, from + YIELD_EVERY);
+    for (let from = 0; from < names.length; from += READ_CHUNK) {
+      const chunk = names.slice(from, from + READ_CHUNK);
       const pipe = this.redis.pipeline();
       for (const n of chunk) pipe.hgetall(this.stateKey(n));
       const res = (await pipe.exec()) ?? [];
-      const pace = pacer();
       for (const [i, n] of chunk.entries()) {
         await pace();
         states.set(n, decodeState((res[i]?.[1] as Record<string, string>) ?? {}));
