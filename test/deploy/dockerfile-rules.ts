@@ -6,6 +6,7 @@
  */
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { ValidationSeverity, type ValidatorSettings, validate } from 'dockerfile-utils';
+import { nodeLineSupport } from '../../libs/platform/src/node-support';
 
 /** dockerfile-utils with every check an error: a warning must not slip through CI either. */
 export function validatorProblems(text: string): string[] {
@@ -53,7 +54,8 @@ const flagsOf = (ins: Instruction): [string, string | null][] =>
     .map((f) => [f.getName(), f.getValue()]) ?? [];
 const at = (ins: Instruction) => `line ${ins.getRange().start.line + 1}`;
 
-export function houseRuleProblems(text: string): string[] {
+/** `now` decides which Node.js lines have ended (the image must not ship one that has). */
+export function houseRuleProblems(text: string, now = Date.now()): string[] {
   const problems: string[] = [];
   const all = stages(text);
   const runtime = all[all.length - 1];
@@ -65,6 +67,17 @@ export function houseRuleProblems(text: string): string[] {
     const resolved = s.image.replace(/\$\{?NODE_IMAGE\}?/, /ARG NODE_IMAGE=(\S+)/.exec(text)?.[1] ?? '');
     if (!/:[^:]+$/.test(resolved) || /:latest$/.test(resolved))
       problems.push(`stage ${s.name}: base ${resolved} has no tag or is latest`);
+    // A Node.js line past its end of life gets no security fixes; the apps warn at start on one.
+    const node = /^node:(\d+)/.exec(resolved);
+    if (node) {
+      const line = nodeLineSupport(node[1]!, now);
+      if (line.endOfLife === undefined)
+        problems.push(`stage ${s.name}: base ${resolved}: Node.js ${line.line} is not a known line`);
+      else if (line.ended)
+        problems.push(
+          `stage ${s.name}: base ${resolved}: Node.js ${line.line} reached end of life on ${line.endOfLife}`,
+        );
+    }
   }
   for (const ins of every) {
     const kw = ins.getKeyword();

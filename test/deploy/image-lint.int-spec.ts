@@ -26,6 +26,12 @@ describe('docker/Dockerfile', () => {
     expect(houseRuleProblems(DOCKERFILE)).toEqual([]);
   });
 
+  it('reports its Node.js line once that line has ended', () => {
+    expect(houseRuleProblems(DOCKERFILE, Date.parse('2028-06-01T00:00:00Z')).join('\n')).toMatch(
+      /Node.js 24 reached end of life on 2028-04-30/,
+    );
+  });
+
   it.each([
     ['an invalid port', 'EXPOSE 3000 3001 3002', 'EXPOSE 3000 3001 web', /Invalid containerPort: web/],
     ['a lower-case instruction', 'WORKDIR /app', 'workdir /app', /uppercase/],
@@ -70,7 +76,13 @@ describe('docker/Dockerfile', () => {
     ],
     ['a secret', 'ARG VERSION=0.1.0', 'ARG API_TOKEN=abc', /looks like a secret/],
     ['ADD', 'COPY package.json ./\n', 'ADD package.json ./\n', /DL3020/],
-    ['a latest base', 'ARG NODE_IMAGE=node:20-bookworm-slim', 'ARG NODE_IMAGE=node:latest', /is latest/],
+    ['a latest base', 'ARG NODE_IMAGE=node:24-bookworm-slim', 'ARG NODE_IMAGE=node:latest', /is latest/],
+    [
+      'an end-of-life Node.js line',
+      'ARG NODE_IMAGE=node:24-bookworm-slim',
+      'ARG NODE_IMAGE=node:20-bookworm-slim',
+      /Node.js 20 reached end of life on 2026-04-30/,
+    ],
     ['app-owned files', 'COPY --from=build /src/dist', 'COPY --from=build --chown=10001:10001 /src/dist', /root-owned/],
     ['a missing port', 'EXPOSE 3000 3001 3002', 'EXPOSE 3000 3001', /EXPOSE 3002/],
     ['a missing OCI label', 'org.opencontainers.image.licenses', 'org.example.licenses', /image.licenses/],

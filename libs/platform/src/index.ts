@@ -1,5 +1,6 @@
 export * from './readiness.registry';
 export * from './health.controller';
+export * from './node-support';
 export * from './platform.module';
 export * from './run-app';
 export * from './version';

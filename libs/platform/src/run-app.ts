@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { type AppConfig, loadAppConfigOrExit } from '@drover/config';
 import { createLogger, NestPinoLogger } from '@drover/logger';
-import { RedisConnections } from '@drover/redis';
+import { RedisConnections, SystemClock } from '@drover/redis';
+import { nodeLineWarning } from './node-support';
 import { ReadinessRegistry } from './readiness.registry';
 
 export interface AppSpec {
@@ -32,6 +33,8 @@ export async function runApp(spec: AppSpec): Promise<INestApplication> {
     level: env.logLevel,
     format: env.logFormat,
   });
+  const eol = nodeLineWarning(process.version, new SystemClock().now());
+  if (eol) logger.warn({ node: process.version }, eol);
   const app = await NestFactory.create(spec.module(config, logger), {
     logger: new NestPinoLogger(logger),
     bufferLogs: false,
