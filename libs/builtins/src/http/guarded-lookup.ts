@@ -35,7 +35,8 @@ export function guardedLookup(
       (found) => {
         for (const { address } of found) {
           const problem = addressProblem(naming, address);
-          if (problem) return callback(new OutboundRefusedError(describe(`${hostname} resolves to ${problem}`)), '');
+          if (problem)
+            return callback(new OutboundRefusedError(describe(`${hostname} resolves to ${address}: ${problem}`)), '');
         }
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const usable = family ? found.filter((a) => a.family === family) : found;

@@ -145,7 +145,7 @@ describe('OutboundHttp against a real receiver on loopback', () => {
       const http = new OutboundHttp(new UrlAllowlist([`http://metadata.test:${receiver.port}/`]), resolve);
       await expect(http.request(get(`http://metadata.test:${receiver.port}/latest/meta-data/`))).rejects.toThrow(
         `http://metadata.test:${receiver.port}/latest/meta-data/ is not allowed: metadata.test resolves to ` +
-          '169.254.169.254 is cloud metadata (169.254.169.254/32), which only an entry naming that address itself allows',
+          '169.254.169.254: 169.254.169.254 is cloud metadata (169.254.169.254/32), which only an entry naming that address itself allows',
       );
       expect(resolve.calls).toEqual(['metadata.test']);
     });
@@ -162,7 +162,7 @@ describe('OutboundHttp against a real receiver on loopback', () => {
       const http = new OutboundHttp(new UrlAllowlist([`http://localhost:${receiver.port}/`]), resolve);
       expect((await http.request(get(`http://localhost:${receiver.port}/first`))).status).toBe(200);
       await expect(http.request(get(`http://localhost:${receiver.port}/second`))).rejects.toThrow(
-        /localhost resolves to 169\.254\.169\.254 is cloud metadata/,
+        /localhost resolves to 169\.254\.169\.254: 169\.254\.169\.254 is cloud metadata/,
       );
       expect(resolve.calls).toEqual(['localhost', 'localhost']);
       expect(receiver.seen).toEqual(['/first']);
@@ -172,7 +172,7 @@ describe('OutboundHttp against a real receiver on loopback', () => {
       const resolve = scripted([v4('127.0.0.1')]);
       const named = new OutboundHttp(new UrlAllowlist([`http://backup.test:${receiver.port}/`]), resolve);
       await expect(named.request(get(`http://backup.test:${receiver.port}/x`))).rejects.toThrow(
-        /backup\.test resolves to 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\), which only an entry naming localhost or the address allows/,
+        /backup\.test resolves to 127\.0\.0\.1: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\), which only an entry naming localhost or the address allows/,
       );
       expect(receiver.seen).toEqual([]);
     });
@@ -180,7 +180,7 @@ describe('OutboundHttp against a real receiver on loopback', () => {
     it('with DROVER_HTTP_ALLOW unset, localhost must resolve to loopback', async () => {
       const http = new OutboundHttp(new UrlAllowlist(undefined), scripted([v4('10.0.0.7')]));
       await expect(http.request(get(`http://localhost:${receiver.port}/x`))).rejects.toThrow(
-        /localhost resolves to 10\.0\.0\.7 is private .*only loopback is allowed while DROVER_HTTP_ALLOW is unset/,
+        /localhost resolves to 10\.0\.0\.7: 10\.0\.0\.7 is private .*only loopback is allowed while DROVER_HTTP_ALLOW is unset/,
       );
       expect(receiver.seen).toEqual([]);
     });
