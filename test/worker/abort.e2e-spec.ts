@@ -77,7 +77,9 @@ describe('timeouts and cancel (real worker process)', () => {
       'http://10.255.255.1/hook is not allowed: loopback only (DROVER_HTTP_ALLOW is unset)',
     );
     expect(refused).toMatchObject({ status: 'parked', reason: 'attempts-exhausted' });
-    expect(refused!.error!.message).toMatch(/^POST http:\/\/127\.0\.0\.1:1\/hook failed: fetch failed/);
+    expect(refused!.error!.message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:1\/hook failed: connect ECONNREFUSED 127\.0\.0\.1:1$/,
+    );
     expect(ownTimeout!.errors).toEqual([
       expect.objectContaining({ kind: 'error', message: `GET ${oracle.url}/slow timed out after 200 ms` }),
     ]);

@@ -105,17 +105,27 @@ const commaList = (item: z.ZodString | z.ZodType<string, string>) =>
     )
     .pipe(z.array(item).min(1, { message: 'lists nothing' }));
 
-const httpPrefix = z.string().refine(
-  (p) => {
-    try {
-      const u = new URL(p);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'is not an http(s) URL prefix' },
-);
+/**
+ * One DROVER_HTTP_ALLOW entry (matched in libs/builtins, url-allowlist): an http(s) URL without
+ * credentials or fragment, whose path holds no encoded `/`, `\`, `%` or NUL — an entry is matched by
+ * whole path segments, and such a segment could be read as another path by the receiver.
+ */
+const httpPrefix = z.string().superRefine((p, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(p);
+  } catch {
+    return ctx.addIssue({ code: 'custom', message: `"${p}" is not an http(s) URL prefix` });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    return ctx.addIssue({ code: 'custom', message: `"${p}" is not an http(s) URL prefix` });
+  }
+  if (u.username || u.password) ctx.addIssue({ code: 'custom', message: `"${u.origin}…" holds credentials` });
+  if (u.hash) ctx.addIssue({ code: 'custom', message: `"${p}" has a #fragment, which is never sent` });
+  if (/%(2f|5c|25|00)/i.test(u.pathname)) {
+    ctx.addIssue({ code: 'custom', message: `"${p}" encodes a "/", "\\", "%" or NUL in its path` });
+  }
+});
 
 /** The zod schema of spec §3: one entry per variable, keyed by the variable's own name. */
 export const envSchema = z.object({

@@ -19,8 +19,11 @@ export interface OracleCall {
   abortedAt?: number;
 }
 
-/** How to answer a call: status and how long to hold it first. `hold: 'forever'` waits for the caller to hang up. */
-export type Answer = { status: number; holdMs?: number } | { hold: 'forever' };
+/**
+ * How to answer a call: status, extra headers (e.g. a redirect's `location`) and how long to hold it
+ * first. `hold: 'forever'` waits for the caller to hang up.
+ */
+export type Answer = { status: number; holdMs?: number; headers?: Record<string, string> } | { hold: 'forever' };
 
 /**
  * An HTTP receiver on 127.0.0.1 for `http.request` runs: records every call, counts calls in
@@ -43,11 +46,11 @@ export class Oracle extends EventEmitter {
         const call = this.record(req, Buffer.concat(chunks).toString('utf8'));
         const answer = this.answer(call, this.calls);
         let timer: NodeJS.Timeout | undefined;
-        const finish = (status: number) => {
+        const finish = (status: number, headers: Record<string, string> = {}) => {
           if (call.answeredAt || call.abortedAt) return;
           call.answeredAt = Date.now();
           this.inFlight--;
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
+          res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ status }));
           this.emit('change');
         };
         res.on('close', () => {
@@ -58,8 +61,8 @@ export class Oracle extends EventEmitter {
           this.emit('change');
         });
         if ('hold' in answer) return;
-        if (answer.holdMs) timer = setTimeout(() => finish(answer.status), answer.holdMs);
-        else finish(answer.status);
+        if (answer.holdMs) timer = setTimeout(() => finish(answer.status, answer.headers), answer.holdMs);
+        else finish(answer.status, answer.headers);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

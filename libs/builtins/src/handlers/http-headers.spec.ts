@@ -1,4 +1,4 @@
-import { payloadHeadersSchema, requestHeaders, type DroverHeaderValues } from './http-headers';
+import { candidateHeadersSchema, payloadHeadersSchema, requestHeaders, type DroverHeaderValues } from './http-headers';
 
 const drover: DroverHeaderValues = {
   runId: 'r-hook-1000',
@@ -7,8 +7,8 @@ const drover: DroverHeaderValues = {
   attempt: 2,
 };
 
-function problems(headers: Record<string, string>): string[] {
-  const parsed = payloadHeadersSchema.safeParse(headers);
+function problems(headers: Record<string, string>, schema = payloadHeadersSchema): string[] {
+  const parsed = schema.safeParse(headers);
   return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
 }
 
@@ -104,6 +104,27 @@ describe('payloadHeadersSchema', () => {
   it('refuses one header given twice in different cases (fetch would join the values)', () => {
     expect(problems({ 'X-Tenant': 'a', 'x-tenant': 'b' })).toEqual([
       'x-tenant: is given twice (also as "X-Tenant"); header names are case-insensitive',
+    ]);
+  });
+});
+
+describe('the X-Drover- namespace', () => {
+  it('http.request: any X-Drover-* name other than the ones Drover replaces is refused', () => {
+    expect(problems({ 'X-Drover-Admin': '1', 'x-drover-run-id': 'x' })).toEqual([
+      'X-Drover-Admin: is in the X-Drover- namespace, which only Drover sets',
+    ]);
+  });
+
+  it('http.candidates args: every X-Drover-* name is refused, and Host like any framing header', () => {
+    expect(
+      problems(
+        { 'X-Drover-Routine': 'forged', 'x-drover-key': 'k', Host: 'admin.internal', 'X-Tenant': 'a' },
+        candidateHeadersSchema,
+      ),
+    ).toEqual([
+      'X-Drover-Routine: is in the X-Drover- namespace, which only Drover sets',
+      'x-drover-key: is in the X-Drover- namespace, which only Drover sets',
+      'Host: is set by the HTTP client from the URL and body; a payload may not set it',
     ]);
   });
 });

@@ -50,12 +50,26 @@ function describeChar(ch: string): string {
   return names[ch] ? `${names[ch]} (${code})` : code;
 }
 
+/**
+ * What a payload header may do with Drover's names: `replace` (http.request) drops a payload header
+ * named like one of Drover's own and sends Drover's value; `refuse` (http.candidates args) refuses
+ * it. Either way any other `X-Drover-*` name is refused, so a receiver can trust every `X-Drover-*`
+ * header it gets to come from Drover.
+ */
+export type DroverHeaderRule = 'replace' | 'refuse';
+
 /** Why a payload header cannot be sent as given; undefined when it can. */
-function headerProblem(name: string, value: string, firstSpelling: string | undefined): string | undefined {
+function headerProblem(
+  name: string,
+  value: string,
+  firstSpelling: string | undefined,
+  drover: DroverHeaderRule,
+): string | undefined {
   if (!TOKEN.test(name)) return "is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)";
   const lower = name.toLowerCase();
   // Replaced by Drover's own value whatever it holds (see requestHeaders).
-  if (DROVER_HEADER_NAMES.has(lower)) return undefined;
+  if (drover === 'replace' && DROVER_HEADER_NAMES.has(lower)) return undefined;
+  if (lower.startsWith('x-drover-')) return 'is in the X-Drover- namespace, which only Drover sets';
   if (TRANSPORT_HEADERS.has(lower)) return 'is set by the HTTP client from the URL and body; a payload may not set it';
   if (firstSpelling !== undefined) {
     return `is given twice (also as "${firstSpelling}"); header names are case-insensitive`;
@@ -70,14 +84,21 @@ function headerProblem(name: string, value: string, firstSpelling: string | unde
  * naming the header) rather than left to fetch, which would throw at send time — a retry
  * cannot fix the payload — or, for framing headers, send something other than what was asked.
  */
-export const payloadHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
-  const seen = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers)) {
-    const problem = headerProblem(name, value, seen.get(name.toLowerCase()));
-    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
-    if (!seen.has(name.toLowerCase())) seen.set(name.toLowerCase(), name);
-  }
-});
+export const payloadHeadersSchema = headersSchema('replace');
+
+/** The `headers` of `http.candidates` args: the same rules, and no `X-Drover-*` at all. */
+export const candidateHeadersSchema = headersSchema('refuse');
+
+function headersSchema(drover: DroverHeaderRule) {
+  return z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+    const seen = new Map<string, string>();
+    for (const [name, value] of Object.entries(headers)) {
+      const problem = headerProblem(name, value, seen.get(name.toLowerCase()), drover);
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+      if (!seen.has(name.toLowerCase())) seen.set(name.toLowerCase(), name);
+    }
+  });
+}
 
 /**
  * The headers a request is sent with: the payload's, then Drover's four. Header names are

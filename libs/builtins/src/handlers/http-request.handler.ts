@@ -9,6 +9,8 @@ import {
   type PayloadOf,
 } from '@drover/worker-runtime';
 import { payloadHeadersSchema, requestHeaders } from './http-headers';
+import { OutboundRefusedError } from '../http/guarded-lookup';
+import { OutboundHttp, type OutboundResponse } from '../http/outbound-http';
 import { UrlAllowlist } from '../http/url-allowlist';
 
 export const httpRequestJob = defineJob('http.request', {
@@ -40,44 +42,25 @@ export interface HttpRequestResult {
 const MAX_READ_BYTES = 64 * 1024;
 const MAX_STORED_CHARS = 2048;
 
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size >= MAX_READ_BYTES) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Calls a URL. Every request carries X-Drover-Run-Id, -Routine, -Scheduled-For (ISO 8601; the slot,
  * or the enqueue time of an ad-hoc run: the same on every attempt) and -Attempt (1-based, counting
  * an attempt lost to an expired lease), so the receiver can deduplicate; they replace a payload
- * header of the same name in any case (see requestHeaders). A non-2xx answer (also a redirect:
- * they are not followed, so the allowlist cannot be walked around) fails the attempt.
+ * header of the same name in any case (see requestHeaders). The call goes through
+ * {@link OutboundHttp}: a URL or address the allow-list refuses parks the run at once (a retry
+ * would be refused the same way). A non-2xx answer fails the attempt — a redirect too: it is never
+ * followed, so the allow-list cannot be walked around.
  */
 @JobHandler(httpRequestJob)
 export class HttpRequestHandler implements JobHandlerInterface<HttpRequestPayload, HttpRequestResult> {
-  private readonly allowlist: UrlAllowlist;
+  private readonly http: OutboundHttp;
 
   constructor(config: AppConfig) {
-    this.allowlist = new UrlAllowlist(config.env.httpAllow);
+    this.http = new OutboundHttp(new UrlAllowlist(config.env.httpAllow));
   }
 
   async handle(p: HttpRequestPayload, ctx: JobContext): Promise<HttpRequestResult> {
     const url = new URL(p.url);
-    if (!this.allowlist.allows(url)) {
-      throw new PermanentError(`${url.origin}${url.pathname} is not allowed: ${this.allowlist.describe()}`);
-    }
     const { run } = ctx;
     let body: string | undefined;
     if (p.body !== undefined && p.method !== 'GET' && p.method !== 'HEAD') {
@@ -92,28 +75,26 @@ export class HttpRequestHandler implements JobHandlerInterface<HttpRequestPayloa
         attempt: run.attempt,
         ...(p.key !== undefined && { key: p.key }),
       },
-      body !== undefined && typeof p.body !== 'string' ? 'application/json' : undefined,
+      body === undefined ? undefined : typeof p.body === 'string' ? 'text/plain;charset=UTF-8' : 'application/json',
     );
-    const signal = p.timeoutMs ? AbortSignal.any([ctx.signal, AbortSignal.timeout(p.timeoutMs)]) : ctx.signal;
-    let res: Response;
+    const timeout = p.timeoutMs ? AbortSignal.timeout(p.timeoutMs) : undefined;
+    const signal = timeout ? AbortSignal.any([ctx.signal, timeout]) : ctx.signal;
+    let res: OutboundResponse;
     try {
-      res = await fetch(url, { method: p.method, headers, body, signal, redirect: 'manual' });
+      res = await this.http.request({ url, method: p.method, headers, body, signal, maxBytes: MAX_READ_BYTES });
     } catch (err) {
+      if (err instanceof OutboundRefusedError) throw new PermanentError(err.message);
       if (ctx.signal.aborted) throw err;
-      if ((err as Error).name === 'TimeoutError') {
+      if (timeout?.aborted) {
         throw new Error(`${p.method} ${url.href} timed out after ${p.timeoutMs} ms`, { cause: err });
       }
-      throw new Error(`${p.method} ${url.href} failed: ${(err as Error).message}${causeOf(err)}`, { cause: err });
+      throw new Error(`${p.method} ${url.href} failed: ${(err as Error).message}`, { cause: err });
     }
-    const text = await readCapped(res);
+    const text = res.body.toString('utf8');
     if (res.status < 200 || res.status > 299) {
-      throw new Error(`${p.method} ${url.href} answered ${res.status}: ${text.slice(0, 200)}`);
+      const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : '';
+      throw new Error(`${p.method} ${url.href} answered ${res.status}${redirect}: ${text.slice(0, 200)}`);
     }
     return { status: res.status, body: text.slice(0, MAX_STORED_CHARS) };
   }
-}
-
-function causeOf(err: unknown): string {
-  const cause = (err as { cause?: { message?: string } }).cause;
-  return cause?.message ? ` (${cause.message})` : '';
 }
