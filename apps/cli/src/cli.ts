@@ -3,6 +3,7 @@ import { CliError } from './cli-error';
 import { ExitCode } from './exit-codes';
 import { explain } from './explain';
 import type { CliIo } from './io';
+import { terminalSafe } from './output/terminal-safe';
 import { buildProgram } from './program';
 
 /**
@@ -27,7 +28,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return undefined;
       }
     });
-    io.err(`drover: ${failure.message}\n`);
+    // The reason often quotes the server (a problem's detail): never raw control characters.
+    io.err(`drover: ${terminalSafe(failure.message)}\n`);
     if (!(err instanceof CliError) && failure.message.startsWith('unexpected error') && io.env.DROVER_DEBUG) {
       io.err(`${(err as Error).stack ?? ''}\n`);
     }

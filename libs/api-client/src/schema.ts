@@ -31,7 +31,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who changed what: every mutating call, newest first */
+    /**
+     * Who changed what: every mutating call, newest first
+     * @description Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an authenticated caller, refused ones (403) included; the newest 10 000 are kept. `log=unauthenticated`: mutating calls refused before anybody was authenticated (no or an invalid token, a failed login), kept apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control characters in every text field are stored escaped (`\n`, `\x1b`), and `\` is doubled.
+     */
     get: operations['listAudit'];
     put?: never;
     post?: never;
@@ -1239,6 +1242,7 @@ export interface operations {
   listAudit: {
     parameters: {
       query?: {
+        log?: 'principals' | 'unauthenticated';
         page_size?: number;
         page_token?: string;
       };
@@ -1277,6 +1281,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -1324,6 +1337,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -1383,6 +1405,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -1588,6 +1619,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1647,6 +1687,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1686,6 +1735,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -1761,6 +1819,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1828,6 +1895,15 @@ export interface operations {
       };
       /** @description No such queue */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -2458,6 +2534,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -2708,6 +2793,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -3423,6 +3517,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3569,6 +3672,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3630,6 +3742,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -3813,6 +3934,15 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -3872,6 +4002,15 @@ export interface operations {
       };
       /** @description No such run */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -4057,6 +4196,15 @@ export interface operations {
       };
       /** @description No such run */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
         headers: {
           [name: string]: unknown;
         };

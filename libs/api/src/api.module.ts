@@ -6,6 +6,7 @@ import { StoreModule } from '@drover/store';
 import { AuditLog } from './audit/audit-log';
 import { ApiEvents } from './events/api-events';
 import { ApiAuth, API_TOKENS } from './auth/api-auth.service';
+import { RefusalThrottle, REFUSAL_LIMIT } from './auth/refusal-throttle';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiService } from './openapi/openapi.service';
@@ -33,6 +34,12 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
   providers: [
     { provide: API_TOKENS, inject: [AppConfig], useFactory: (config: AppConfig) => config.apiTokens },
     ApiAuth,
+    {
+      provide: REFUSAL_LIMIT,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => config.env.apiRefusalLimitPerMinute,
+    },
+    RefusalThrottle,
     AuditLog,
     ApiEvents,
     OpenApiService,

@@ -16,6 +16,7 @@ export const ENV_EXAMPLES: Record<string, string> = {
   DROVER_LEADER_TTL_MS: '10000',
   DROVER_API_TOKENS_FILE: '/etc/drover/tokens.yaml',
   DROVER_API_RATE_LIMIT: '600',
+  DROVER_API_REFUSAL_LIMIT: '60',
   DROVER_API_COOKIE_SECURE: 'true',
   DROVER_SHUTDOWN_GRACE_MS: '30000',
   DROVER_HTTP_ALLOW: 'https://hooks.example.com/,http://127.0.0.1:8080/',

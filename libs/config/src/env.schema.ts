@@ -44,6 +44,11 @@ export interface DroverEnv {
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
   /**
+   * Refused unauthenticated API requests (no or an invalid token, a failed login) each client
+   * address may make per minute, per api process, before it gets 429s (0 = no limit).
+   */
+  apiRefusalLimitPerMinute: number;
+  /**
    * Mark the console's session cookie `Secure` on every answer, not only on requests that arrived
    * over TLS: for an api behind a TLS-terminating proxy, where the api itself sees plain HTTP.
    */
@@ -155,6 +160,7 @@ export const envSchema = z.object({
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
   DROVER_API_TOKENS_FILE: opt(z.string()),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
+  DROVER_API_REFUSAL_LIMIT: opt(wholeNumber(0, 1_000_000)),
   DROVER_API_COOKIE_SECURE: opt(
     z
       .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['true', 'false']))
@@ -255,6 +261,7 @@ export function parseEnv(
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
     apiTokensFile: e.DROVER_API_TOKENS_FILE,
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
+    apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,
     apiCookieSecure: e.DROVER_API_COOKIE_SECURE ?? false,
     shutdownGraceMs: e.DROVER_SHUTDOWN_GRACE_MS ?? 30_000,
     httpAllow: e.DROVER_HTTP_ALLOW,

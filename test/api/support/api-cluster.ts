@@ -34,6 +34,8 @@ export interface ApiClusterOptions {
   worker?: boolean;
   /** DROVER_API_RATE_LIMIT of the api (default 0: no limit, so tests are not throttled). */
   rateLimitPerMinute?: number;
+  /** DROVER_API_REFUSAL_LIMIT of the api (default 0: no limit, so tests are not throttled). */
+  refusalLimitPerMinute?: number;
   /** No tokens file: development mode. */
   devMode?: boolean;
   env?: Record<string, string>;
@@ -57,7 +59,10 @@ export class ApiCluster {
 
   static async start(label: string, opts: ApiClusterOptions = {}): Promise<ApiCluster> {
     const c = new ApiCluster(new TestCluster(opts.policy, opts.env ?? {}, label));
-    const apiEnv: Record<string, string> = { DROVER_API_RATE_LIMIT: String(opts.rateLimitPerMinute ?? 0) };
+    const apiEnv: Record<string, string> = {
+      DROVER_API_RATE_LIMIT: String(opts.rateLimitPerMinute ?? 0),
+      DROVER_API_REFUSAL_LIMIT: String(opts.refusalLimitPerMinute ?? 0),
+    };
     if (!opts.devMode) {
       const file = join(mkdtempSync(join(tmpdir(), 'drover-tokens-')), 'tokens.yaml');
       const tokens = (Object.entries(c.tokens) as [ApiRole, string][]).map(([role, token]) => ({

@@ -1,4 +1,5 @@
 import { visibleLength } from './color';
+import { terminalSafeCell } from './terminal-safe';
 
 export interface Column<T> {
   header: string;
@@ -31,7 +32,8 @@ function pad(s: string, width: number, right: boolean): string {
  * a table through `grep` or `less -S` loses nothing.
  */
 export function renderTable<T>(columns: Column<T>[], rows: readonly T[], maxWidth?: number): string {
-  const cells = rows.map((r) => columns.map((c) => c.value(r) || '-'));
+  // Cells hold server text: a newline or an escape in it must not forge a row or reach the terminal.
+  const cells = rows.map((r) => columns.map((c) => terminalSafeCell(c.value(r) || '-')));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => visibleLength(row[i]!))));
   if (maxWidth !== undefined) {
     const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1);
@@ -55,5 +57,5 @@ export function renderTable<T>(columns: Column<T>[], rows: readonly T[], maxWidt
 /** `key  value` lines for one object, keys aligned. */
 export function renderFields(fields: [string, string][]): string {
   const width = Math.max(...fields.map(([k]) => k.length));
-  return fields.map(([k, v]) => `${k.padEnd(width)}  ${v || '-'}`).join('\n') + '\n';
+  return fields.map(([k, v]) => `${k.padEnd(width)}  ${terminalSafeCell(v || '-')}`).join('\n') + '\n';
 }

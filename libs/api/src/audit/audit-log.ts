@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DroverKeys, RedisConnections } from '@drover/redis';
+import { escapeControls } from './audit-text';
 
-/** One mutating API call as the audit log keeps it. */
+/** One audited API call as the audit log keeps it. */
 export interface AuditEntry {
   /** Stream id: time-ordered, unique; page with `before`. */
   id: string;
@@ -9,61 +10,86 @@ export interface AuditEntry {
   token: string;
   role: string;
   action: string;
-  /** What the call acted on: path parameters (`routine=nightly`), or `-`. */
+  /** What the call acted on: path parameters (`routine=nightly`), or `-`. Control characters escaped. */
   target: string;
   status: number;
   ip: string;
 }
 
-/** How many entries the log keeps (Redis trims the oldest, approximately, as it writes). */
-export const AUDIT_MAX_ENTRIES = 10_000;
+/**
+ * The two logs. `principals`: what authenticated callers did (their refused calls included, a 403
+ * on a purge is worth knowing about). `unauthenticated`: calls refused before anybody was
+ * authenticated (no or an invalid token, a failed login). They are separate streams with separate
+ * caps, so no amount of anonymous traffic can push an admin's action out of the first.
+ */
+export const AUDIT_LOGS = ['principals', 'unauthenticated'] as const;
+export type AuditLogName = (typeof AUDIT_LOGS)[number];
+
+/** How many entries each log keeps (Redis trims the oldest, approximately, as it writes). */
+export type AuditCaps = Record<AuditLogName, number>;
+export const AUDIT_CAPS = Symbol('drover.audit-caps');
+export const DEFAULT_AUDIT_CAPS: AuditCaps = { principals: 10_000, unauthenticated: 1_000 };
 
 /**
- * The audit log: a capped Redis stream shared by every api replica, so "who paused nightly?"
- * has one answer whichever replica served the call.
+ * The audit log: capped Redis streams shared by every api replica, so "who paused nightly?" has
+ * one answer whichever replica served the call.
  */
 @Injectable()
 export class AuditLog {
+  private readonly caps: AuditCaps;
+
   constructor(
     private readonly connections: RedisConnections,
     private readonly keys: DroverKeys,
-  ) {}
-
-  private get key(): string {
-    return this.keys.core('audit');
+    @Optional() @Inject(AUDIT_CAPS) caps?: AuditCaps,
+  ) {
+    this.caps = caps ?? DEFAULT_AUDIT_CAPS;
   }
 
-  async record(e: Omit<AuditEntry, 'id'>): Promise<void> {
+  private key(log: AuditLogName): string {
+    return log === 'principals' ? this.keys.core('audit') : this.keys.core('audit', 'unauthenticated');
+  }
+
+  /** Writes one entry; every text field is stored with its control characters escaped. */
+  async record(e: Omit<AuditEntry, 'id'>, log: AuditLogName = 'principals'): Promise<void> {
+    const text = (s: string) => escapeControls(s).slice(0, 1024);
     await this.connections.command.xadd(
-      this.key,
+      this.key(log),
       'MAXLEN',
       '~',
-      AUDIT_MAX_ENTRIES,
+      this.caps[log],
       '*',
       'at',
-      e.at,
+      text(e.at),
       'token',
-      e.token,
+      text(e.token),
       'role',
-      e.role,
+      text(e.role),
       'action',
-      e.action,
+      text(e.action),
       'target',
-      e.target,
+      text(e.target),
       'status',
       String(e.status),
       'ip',
-      e.ip,
+      text(e.ip),
     );
   }
 
   /** Newest first; `before` (an entry id) pages back. */
-  async list(opts: { limit: number; before?: string }): Promise<{ entries: AuditEntry[]; next?: string }> {
+  async list(opts: {
+    limit: number;
+    before?: string;
+    log?: AuditLogName;
+  }): Promise<{ entries: AuditEntry[]; next?: string }> {
     const end = opts.before ? `(${opts.before}` : '+';
-    const rows = (await this.connections.command.xrevrange(this.key, end, '-', 'COUNT', opts.limit + 1)) as [
-      string,
-      string[],
-    ][];
+    const rows = (await this.connections.command.xrevrange(
+      this.key(opts.log ?? 'principals'),
+      end,
+      '-',
+      'COUNT',
+      opts.limit + 1,
+    )) as [string, string[]][];
     const entries = rows.slice(0, opts.limit).map(([id, fields]) => {
       const f: Record<string, string> = {};
       for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;

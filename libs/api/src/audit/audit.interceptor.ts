@@ -15,7 +15,10 @@ function targetOf(req: Request): string {
   return parts.length ? parts.join(' ').slice(0, 512) : '-';
 }
 
-/** Writes one audit entry for `req`; a failed write is logged, never fails the call. */
+/**
+ * Writes one audit entry for `req`: to the principals' log when the call was authenticated, to
+ * the unauthenticated log otherwise. A failed write is logged, never fails the call.
+ */
 export function auditCall(
   audit: AuditLog,
   clock: Clock,
@@ -24,21 +27,26 @@ export function auditCall(
   spec: RouteSpec | undefined,
   status: number,
 ): Promise<void> {
+  // An unauthenticated caller past its refusal limit is counted (RefusalThrottle), not stored.
+  if (!req.principal && status === 429) return Promise.resolve();
   return audit
-    .record({
-      at: isoOf(clock.now()),
-      token: req.principal?.name ?? 'anonymous',
-      role: req.principal?.role ?? '-',
-      action: spec?.operationId ?? `${req.method} ${req.path}`,
-      target: targetOf(req),
-      status,
-      ip: req.socket.remoteAddress ?? '',
-    })
+    .record(
+      {
+        at: isoOf(clock.now()),
+        token: req.principal?.name ?? 'anonymous',
+        role: req.principal?.role ?? '-',
+        action: spec?.operationId ?? `${req.method} ${req.path}`,
+        target: targetOf(req),
+        status,
+        ip: req.socket.remoteAddress ?? '',
+      },
+      req.principal ? 'principals' : 'unauthenticated',
+    )
     .catch((err: unknown) => logger.warn(`could not write the audit log: ${(err as Error).message}`));
 }
 
 /**
- * Records every mutating call that passed authentication (the guard records refused ones), after
+ * Records every mutating call that passed the guard (the guard records refused ones), after
  * the handler ran and before the answer leaves, so a caller that saw success finds it in the log.
  */
 @Injectable()

@@ -8,10 +8,13 @@ import { mapError } from '../http/error-mapping';
 import { isMutating, ROUTE_SPEC, type RouteSpec } from '../http/route-spec';
 import { ApiAuth } from './api-auth.service';
 import type { AuthenticatedRequest } from './principal';
+import { RefusalThrottle } from './refusal-throttle';
 
 /**
  * Authenticates every API request and checks the route's minimum role (spec §5). A refused
- * mutation is audited too: a 403 on a purge is worth knowing about.
+ * mutation is audited too: a 403 on a purge is worth knowing about. A request refused before
+ * anybody was authenticated counts against its address's refusal limit (429 past it, and then
+ * nothing is written) and goes to the separate unauthenticated log, never the principals' one.
  */
 @Injectable()
 export class ApiAuthGuard implements CanActivate {
@@ -22,6 +25,7 @@ export class ApiAuthGuard implements CanActivate {
     private readonly auth: ApiAuth,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly refusals: RefusalThrottle,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -34,9 +38,10 @@ export class ApiAuthGuard implements CanActivate {
       this.auth.require(principal, spec.role);
       return true;
     } catch (err) {
-      if (isMutating(spec.method)) {
-        await auditCall(this.audit, this.clock, this.logger, req, spec, mapError(err).problem.status);
-      }
+      const status = mapError(err).problem.status;
+      // A 5xx (Redis away while reading a session) refused nobody.
+      if (!req.principal && status < 500) await this.refusals.refused(req);
+      if (isMutating(spec.method)) await auditCall(this.audit, this.clock, this.logger, req, spec, status);
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { z } from 'zod';
-import { AuditLog } from '../audit/audit-log';
+import { AUDIT_LOGS, AuditLog } from '../audit/audit-log';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoSchema } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
@@ -25,9 +25,20 @@ const listAudit = route({
   method: 'GET',
   path: 'audit',
   summary: 'Who changed what: every mutating call, newest first',
+  description:
+    'Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an ' +
+    'authenticated caller, refused ones (403) included; the newest 10 000 are kept. ' +
+    '`log=unauthenticated`: mutating calls refused before anybody was authenticated (no or an invalid ' +
+    "token, a failed login), kept apart so they never push a principal's entry out; the newest 1 000 are " +
+    'kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control ' +
+    'characters in every text field are stored escaped (`\\n`, `\\x1b`), and `\\` is doubled.',
   tag: 'cluster',
   role: 'admin',
   query: z.strictObject({
+    log: z
+      .enum(AUDIT_LOGS)
+      .default('principals')
+      .describe('Which log: authenticated callers (default) or refused unauthenticated calls'),
     page_size: z.coerce.number().int().min(1).max(1000).default(100),
     page_token: z
       .string()
@@ -51,7 +62,7 @@ export class AuditController {
 
   @ApiRoute(listAudit)
   async list(@In() { query }: RouteInput<typeof listAudit>) {
-    const page = await this.audit.list({ limit: query.page_size, before: query.page_token });
+    const page = await this.audit.list({ limit: query.page_size, before: query.page_token, log: query.log });
     return { items: page.entries, ...(page.next && { next_page_token: page.next }) };
   }
 }

@@ -74,7 +74,8 @@ function commonErrors(spec: RouteSpec): number[] {
   // A name or id in the path may name nothing.
   if (spec.params) codes.push(404);
   if (spec.params || spec.query || spec.body) codes.push(400);
-  if (isMutating(spec.method)) codes.push(429);
+  // Mutations: the per-token rate limit; any authenticated route: the per-address limit on refusals.
+  if (isMutating(spec.method) || spec.role !== 'none') codes.push(429);
   if (spec.body) codes.push(413, 415);
   return codes;
 }

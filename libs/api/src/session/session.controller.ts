@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { API_ROLES, AppConfig } from '@drover/config';
 import { ApiAuth } from '../auth/api-auth.service';
 import type { AuthenticatedRequest } from '../auth/principal';
+import { RefusalThrottle } from '../auth/refusal-throttle';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoOf, isoSchema as iso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
@@ -87,6 +88,7 @@ export class SessionController {
     private readonly auth: ApiAuth,
     private readonly sessions: SessionStore,
     private readonly config: AppConfig,
+    private readonly refusals: RefusalThrottle,
   ) {}
 
   @ApiRoute(login)
@@ -96,7 +98,10 @@ export class SessionController {
       throw new ProblemError(409, 'development mode (DROVER_API_TOKENS_FILE is unset): no login needed from loopback');
     }
     const principal = this.auth.verifyToken(body.token);
-    if (!principal) throw new ProblemError(401, 'the token is not valid');
+    if (!principal) {
+      await this.refusals.refused(req);
+      throw new ProblemError(401, 'the token is not valid');
+    }
     // The audit entry of this login names the token it was made with.
     req.principal = principal;
     const { id, session } = await this.sessions.open(principal);

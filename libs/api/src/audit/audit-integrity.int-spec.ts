@@ -1,0 +1,180 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type INestApplication, Module } from '@nestjs/common';
+import { MODULE_METADATA } from '@nestjs/common/constants';
+import { NestFactory } from '@nestjs/core';
+import { stringify } from 'yaml';
+import { loadAppConfig } from '@drover/config';
+import { createLogger } from '@drover/logger';
+import { PlatformModule } from '@drover/platform';
+import { testRedisUrl, testStores, uniquePrefix } from '@drover/testing';
+import { ApiModule } from '../api.module';
+import { REFUSAL_LIMIT } from '../auth/refusal-throttle';
+import { configureApiHttp } from '../http/configure-http';
+import { AUDIT_CAPS, type AuditCaps } from './audit-log';
+
+/** The real api stack in-process over the test redis-server, with the audit caps and refusal limit given. */
+async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
+  const prefix = uniquePrefix(label);
+  const stores = testStores(label, { prefix });
+  await stores.registry.put([{ name: 'q' }]);
+  const admin = `a-${randomBytes(16).toString('hex')}`;
+  const file = join(mkdtempSync(join(tmpdir(), 'drover-audit-')), 'tokens.yaml');
+  const sha256 = createHash('sha256').update(admin).digest('hex');
+  writeFileSync(file, stringify({ tokens: [{ name: 'admin-token', role: 'admin', sha256 }] }));
+  const meta = (key: string) => Reflect.getMetadata(key, ApiModule) as never[];
+  @Module({
+    imports: meta(MODULE_METADATA.IMPORTS),
+    controllers: meta(MODULE_METADATA.CONTROLLERS),
+    providers: [
+      ...meta(MODULE_METADATA.PROVIDERS),
+      { provide: AUDIT_CAPS, useValue: caps },
+      { provide: REFUSAL_LIMIT, useValue: refusalLimit },
+    ],
+  })
+  class CappedApiModule {}
+  const config = loadAppConfig(
+    'api',
+    { port: 0 },
+    {
+      REDIS_URL: testRedisUrl(),
+      DROVER_PREFIX: prefix,
+      DROVER_INSTANCE_ID: label,
+      DROVER_API_TOKENS_FILE: file,
+      DROVER_API_RATE_LIMIT: '0',
+    },
+  );
+  const logger = createLogger({ app: 'api', instanceId: label, level: 'fatal', format: 'json' });
+  const app: INestApplication = await NestFactory.create(
+    { module: CappedApiModule, imports: [PlatformModule.forRoot(config, logger), CappedApiModule] },
+    { logger: false, bodyParser: false },
+  );
+  configureApiHttp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `${await app.getUrl()}/api/v1`;
+  const call = async (method: string, path: string, token?: string) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  return {
+    admin,
+    call,
+    stores,
+    auditKey: (...parts: string[]) => stores.keys.core('audit', ...parts),
+    async close() {
+      await app.close();
+      await stores.close();
+    },
+  };
+}
+
+type Api = Awaited<ReturnType<typeof startApi>>;
+
+/** Anonymous and wrong-token writes, as a flood would send them, `n` in all (in batches). */
+async function flood(api: Api, n: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < n; i += 50) {
+    const batch = Array.from({ length: Math.min(50, n - i) }, (_, j) =>
+      api.call('POST', '/queues/q/pause', (i + j) % 2 ? 'not-a-token' : undefined),
+    );
+    statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+  }
+  return statuses;
+}
+
+/**
+ * Issue #24 item 4, scaled down by ten against caps made small: the reported 10,500 anonymous
+ * writes against a 10,000-entry log become 1,050 against 100.
+ */
+describe('audit integrity against anonymous floods (real api stack, real redis-server)', () => {
+  describe('with no refusal limit at all', () => {
+    let api: Api;
+    beforeAll(async () => {
+      api = await startApi('audit-flood', { principals: 100, unauthenticated: 20 }, 0);
+    }, 30_000);
+    afterAll(() => api?.close(), 30_000);
+
+    it("keeps the admin's pause however many refused anonymous writes follow it", async () => {
+      expect((await api.call('POST', '/queues/q/pause', api.admin)).status).toBe(200);
+      const statuses = await flood(api, 1_050);
+      expect(new Set(statuses)).toEqual(new Set([401]));
+
+      const audit = await api.call('GET', '/audit?page_size=1000', api.admin);
+      expect(audit.body.items).toEqual([
+        expect.objectContaining({
+          token: 'admin-token',
+          role: 'admin',
+          action: 'pauseQueue',
+          target: 'name=q',
+          status: 200,
+        }),
+      ]);
+      // The refusals are kept apart, in their own log, trimmed to its own cap (approximately:
+      // Redis trims whole nodes of 100 entries).
+      const refused = await api.call('GET', '/audit?log=unauthenticated&page_size=1000', api.admin);
+      expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', role: '-', action: 'pauseQueue', status: 401 });
+      expect(refused.body.items.length).toBeGreaterThanOrEqual(20);
+      expect(await api.stores.connections.command.xlen(api.auditKey('unauthenticated'))).toBeLessThanOrEqual(120);
+    }, 60_000);
+  });
+
+  describe('with a refusal limit of 30 a minute per address', () => {
+    let api: Api;
+    beforeAll(async () => {
+      api = await startApi('audit-limit', { principals: 100, unauthenticated: 1_000 }, 30);
+    }, 30_000);
+    afterAll(() => api?.close(), 30_000);
+
+    it('answers 429 with Retry-After past the limit and records nothing more; valid tokens still pass', async () => {
+      expect((await api.call('POST', '/queues/q/pause', api.admin)).status).toBe(200);
+      const statuses = await flood(api, 1_050);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(1_020);
+
+      const over = await api.call('POST', '/queues/q/resume');
+      expect(over.status).toBe(429);
+      expect(over.headers.get('content-type')).toContain('application/problem+json');
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(over.body.detail).toMatch(/too many unauthenticated requests/);
+      // Reads with no token are refused by the same limit.
+      expect((await api.call('GET', '/queues')).status).toBe(429);
+
+      // The same address with a valid token is not throttled by anybody's refusals.
+      expect((await api.call('POST', '/queues/q/resume', api.admin)).status).toBe(200);
+      const audit = await api.call('GET', '/audit?page_size=1000', api.admin);
+      expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['resumeQueue', 'pauseQueue']);
+      expect(await api.stores.connections.command.xlen(api.auditKey('unauthenticated'))).toBe(30);
+    }, 60_000);
+  });
+
+  describe('path text', () => {
+    let api: Api;
+    beforeAll(async () => {
+      api = await startApi('audit-escape', { principals: 100, unauthenticated: 100 }, 0);
+    }, 30_000);
+    afterAll(() => api?.close(), 30_000);
+
+    it('is stored with newlines and escapes written out, so it cannot forge a line or a terminal escape', async () => {
+      const forged = '/queues/x%0A2026-01-01T00:00:00Z%20admin-token%20deleteRoutine%1B%5B2J/pause';
+      expect((await api.call('POST', forged, api.admin)).status).toBe(400);
+      expect((await api.call('POST', forged)).status).toBe(401);
+      const target = 'name=x\\n2026-01-01T00:00:00Z admin-token deleteRoutine\\x1b[2J';
+      const audit = await api.call('GET', '/audit', api.admin);
+      expect(audit.body.items[0]).toMatchObject({ token: 'admin-token', status: 400, target });
+      const refused = await api.call('GET', '/audit?log=unauthenticated', api.admin);
+      expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', status: 401, target });
+      const stored = [api.auditKey(), api.auditKey('unauthenticated')].map((key) =>
+        api.stores.connections.command.xrange(key, '-', '+'),
+      );
+      const values = (await Promise.all(stored)).flat(3).filter((v): v is string => typeof v === 'string');
+      expect(values).toContain(target);
+      // eslint-disable-next-line no-control-regex -- no control character is stored
+      expect(values.filter((v) => /[\u0000-\u001f\u007f]/.test(v))).toEqual([]);
+    }, 30_000);
+  });
+});
