@@ -5,6 +5,8 @@ import { DroverMetrics } from '@drover/metrics';
 import { consoleDir } from '../console/console-dir';
 import { consoleHandler } from '../console/console-static';
 import { sendProblem } from './api-exception.filter';
+import { bodyTooDeep, MAX_BODY_DEPTH, nestedDeeperThan } from './body-depth';
+import { securityHeaders } from './security-headers';
 
 /** Largest request body the api reads (spec §5: 413 above it). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -13,13 +15,16 @@ export const JSON_TYPES = ['application/json', 'application/*+json', 'applicatio
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /**
- * The api's HTTP plumbing, installed before Nest's routes: body parsers capped at 1 MiB (JSON,
+ * The api's HTTP plumbing, installed before Nest's routes: security headers on every answer (no
+ * `X-Powered-By`), body parsers capped at 1 MiB and {@link MAX_BODY_DEPTH} levels of nesting (JSON,
  * merge patches, YAML bundles), their errors as problem documents, and request metrics labelled
  * by route template (never by a routine or run name); and the web console's files at /ui.
  */
 export function configureApiHttp(app: INestApplication): void {
   const metrics = app.get(DroverMetrics);
   const logger = new Logger('Api');
+  (app.getHttpAdapter().getInstance() as { disable(setting: string): void }).disable('x-powered-by');
+  app.use(securityHeaders);
   app.use('/api/', (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -37,6 +42,11 @@ export function configureApiHttp(app: INestApplication): void {
   });
   app.use('/api/', json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: false }));
   app.use('/api/', text({ limit: MAX_BODY_BYTES, type: YAML_TYPES }));
+  // Parsed JSON that nests too deep is refused before anything recursive (a merge patch,
+  // validation) walks it; YAML is checked before it is parsed (PolicyApply).
+  app.use('/api/', (req: Request, _res: Response, next: NextFunction) => {
+    next(typeof req.body === 'object' && nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? bodyTooDeep() : undefined);
+  });
   app.use('/api/', (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     sendProblem(res, err, logger, req);
