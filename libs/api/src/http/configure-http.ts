@@ -5,7 +5,6 @@ import { DroverMetrics } from '@drover/metrics';
 import { consoleDir } from '../console/console-dir';
 import { consoleHandler } from '../console/console-static';
 import { sendProblem } from './api-exception.filter';
-import { bodyTooDeep, MAX_BODY_DEPTH, nestedDeeperThan } from './body-depth';
 import { securityHeaders } from './security-headers';
 
 /** Largest request body the api reads (spec §5: 413 above it). */
@@ -16,8 +15,8 @@ export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'
 
 /**
  * The api's HTTP plumbing, installed before Nest's routes: security headers on every answer (no
- * `X-Powered-By`), body parsers capped at 1 MiB and {@link MAX_BODY_DEPTH} levels of nesting (JSON,
- * merge patches, YAML bundles), their errors as problem documents, and request metrics labelled
+ * `X-Powered-By`), body parsers capped at 1 MiB (JSON, merge patches, YAML bundles; the nesting
+ * depth is checked per route, see InputInterceptor), their errors as problem documents, and request metrics labelled
  * by route template (never by a routine or run name); and the web console's files at /ui.
  */
 export function configureApiHttp(app: INestApplication): void {
@@ -42,11 +41,6 @@ export function configureApiHttp(app: INestApplication): void {
   });
   app.use('/api/', json({ limit: MAX_BODY_BYTES, type: JSON_TYPES, strict: false }));
   app.use('/api/', text({ limit: MAX_BODY_BYTES, type: YAML_TYPES }));
-  // Parsed JSON that nests too deep is refused before anything recursive (a merge patch,
-  // validation) walks it; YAML is checked before it is parsed (PolicyApply).
-  app.use('/api/', (req: Request, _res: Response, next: NextFunction) => {
-    next(typeof req.body === 'object' && nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? bodyTooDeep() : undefined);
-  });
   app.use('/api/', (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     sendProblem(res, err, logger, req);
