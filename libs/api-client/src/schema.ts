@@ -321,7 +321,10 @@ export interface paths {
      */
     get: operations['listRoutines'];
     put?: never;
-    /** Create a routine (409 if the name exists) */
+    /**
+     * Create a routine (409 if the name exists)
+     * @description Creating a `system: true` routine needs role admin.
+     */
     post: operations['createRoutine'];
     delete?: never;
     options?: never;
@@ -340,7 +343,7 @@ export interface paths {
     get: operations['getRoutine'];
     /**
      * Create or replace a routine
-     * @description The body is the whole definition (omitted fields take their defaults, `status` included). Editing a file routine marks it drifted until the next apply.
+     * @description The body is the whole definition (omitted fields take their defaults, `status` included, except `system`: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. A `system` routine — as stored or as written — is changed by admins only (403 for others).
      */
     put: operations['putRoutine'];
     post?: never;
@@ -348,7 +351,10 @@ export interface paths {
     delete: operations['deleteRoutine'];
     options?: never;
     head?: never;
-    /** Change a routine with a JSON merge patch (RFC 7396; null removes a field) */
+    /**
+     * Change a routine with a JSON merge patch (RFC 7396; null removes a field)
+     * @description A `system` routine — as stored or as written — is changed by admins only (403 for others).
+     */
     patch: operations['patchRoutine'];
     trace?: never;
   };
@@ -471,7 +477,7 @@ export interface paths {
     put?: never;
     /**
      * Run a routine now (also when paused)
-     * @description With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one.
+     * @description With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one. Replacing a `system` routine's payload needs role admin; a trigger without `payload` is an operator's.
      */
     post: operations['triggerRoutine'];
     delete?: never;
@@ -2824,7 +2830,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        /** @description The routine's ETag ("<version>"), a list of ETags, or *: write only if it is still that version (else 412, also for a tag this api never made) */
         'If-Match'?: string;
       };
       path: {
@@ -2987,7 +2993,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description If-Match names another version */
+      /** @description If-Match names another version, or the routine changed while writing */
       412: {
         headers: {
           [name: string]: unknown;
@@ -3038,7 +3044,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        /** @description The routine's ETag ("<version>"), a list of ETags, or *: write only if it is still that version (else 412, also for a tag this api never made) */
         'If-Match'?: string;
       };
       path: {
@@ -3091,7 +3097,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description If-Match names another version */
+      /** @description If-Match names another version, or the routine changed while deleting */
       412: {
         headers: {
           [name: string]: unknown;
@@ -3124,7 +3130,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The routine's ETag ("<version>"): write only if it is still that version (else 412) */
+        /** @description The routine's ETag ("<version>"), a list of ETags, or *: write only if it is still that version (else 412, also for a tag this api never made) */
         'If-Match'?: string;
       };
       path: {

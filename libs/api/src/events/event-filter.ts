@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownKey } from '@drover/core';
 import type { ApiEvent, ApiEventKind } from './api-events';
 
 export const API_EVENT_KINDS: readonly ApiEventKind[] = ['run', 'routine', 'queue', 'operation'];
@@ -21,7 +22,14 @@ export const kindsQuerySchema = z
     if (bad.length > 0 || kinds.length === 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `${bad.length ? `unknown kind ${bad.map((k) => JSON.stringify(k)).join(', ')}` : 'is empty'}; use a comma-separated list of ${API_EVENT_KINDS.join(', ')}`,
+        message: `${
+          bad.length
+            ? `unknown kind ${bad
+                .slice(0, 5)
+                .map((k) => JSON.stringify(shownKey(k)))
+                .join(', ')}`
+            : 'is empty'
+        }; use a comma-separated list of ${API_EVENT_KINDS.join(', ')}`,
       });
       return z.NEVER;
     }

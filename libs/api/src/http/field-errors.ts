@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fieldsAt, unknownFieldMessage } from '@drover/core';
+import { fieldsAt, shownKey, unknownFieldMessage } from '@drover/core';
 import type { FieldError } from './problem';
 
 /**
@@ -11,7 +11,10 @@ export function fieldErrorsOfZod(where: string, error: z.ZodError, schema?: z.Zo
     const at = [where, ...issue.path.map(String)];
     if (issue.code !== 'unrecognized_keys') return [{ path: at.join('.'), message: issue.message }];
     const known = schema ? fieldsAt(schema, issue.path) : undefined;
-    return issue.keys.map((key) => ({ path: [...at, key].join('.'), message: unknownFieldMessage(key, known) }));
+    return issue.keys.map((key) => ({
+      path: [...at, shownKey(key)].join('.'),
+      message: unknownFieldMessage(key, known),
+    }));
   });
 }
 

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
+import { bodyTooDeep, MAX_BODY_DEPTH, nestedDeeperThan } from './body-depth';
 import { fieldErrorsOfZod } from './field-errors';
 import { ProblemError, type FieldError } from './problem';
 import { ROUTE_SPEC, type RouteSpec } from './route-spec';
@@ -20,6 +21,8 @@ function check(where: string, schema: z.ZodType | undefined, value: unknown, err
 /**
  * Validates a request's path parameters, query and body with the route's schemas before the
  * handler runs; every bad field is named in one 400 answer, and the handler sees parsed values.
+ * A body nested deeper than {@link MAX_BODY_DEPTH} levels is refused before anything recursive
+ * (validation, a merge patch) walks it; a route without a body never reads one.
  */
 @Injectable()
 export class InputInterceptor implements NestInterceptor {
@@ -29,6 +32,7 @@ export class InputInterceptor implements NestInterceptor {
     const spec = this.reflector.get<RouteSpec | undefined>(ROUTE_SPEC, ctx.getHandler());
     const req = ctx.switchToHttp().getRequest<RequestWithInput>();
     if (spec) {
+      if (spec.body && nestedDeeperThan(req.body, MAX_BODY_DEPTH)) throw bodyTooDeep();
       const errors: FieldError[] = [];
       const params = check('params', spec.params, { ...req.params }, errors);
       const query = check('query', spec.query, { ...req.query }, errors);

@@ -6,6 +6,7 @@ import { Clock } from '@drover/redis';
 import { QueueRegistry, RoutineStore, type ApplyDiff } from '@drover/store';
 import { ApiEvents } from '../events/api-events';
 import { isoOf } from '../http/api-time';
+import { bodyTooDeep, MAX_BODY_DEPTH, nestedDeeperThan, yamlNestedDeeperThan } from '../http/body-depth';
 import { fieldErrorsOfMessages } from '../http/field-errors';
 import { ProblemError } from '../http/problem';
 
@@ -34,12 +35,15 @@ export class PolicyApply {
   async parse(body: unknown): Promise<Bundle> {
     let raw: unknown = body;
     if (typeof body === 'string') {
+      if (yamlNestedDeeperThan(body, MAX_BODY_DEPTH)) throw bodyTooDeep();
       try {
         raw = parseYaml(body, { maxAliasCount: 100 });
       } catch (err) {
         const message = `is not valid YAML: ${(err as Error).message.split('\n')[0]}`;
         throw new ProblemError(400, `invalid request: body ${message}`, [{ path: 'body', message }]);
       }
+      // Aliases can nest what the text does not.
+      if (nestedDeeperThan(raw, MAX_BODY_DEPTH)) throw bodyTooDeep();
     }
     // Routines may use queues made through the API, which an apply keeps.
     const apiQueues = (await this.registry.list()).filter((q) => q.origin === 'api').map((q) => q.def.name);

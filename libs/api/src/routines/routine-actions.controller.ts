@@ -43,7 +43,9 @@ const triggerRoutine = route({
   method: 'POST',
   path: ':name/trigger',
   summary: 'Run a routine now (also when paused)',
-  description: 'With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one.',
+  description:
+    'With `Idempotency-Key`, repeated calls (concurrent ones too) answer the same run and make one. ' +
+    "Replacing a `system` routine's payload needs role admin; a trigger without `payload` is an operator's.",
   tag: 'routines',
   role: 'operator',
   params: nameParams,

@@ -2,7 +2,6 @@ import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { nameSchema } from '@drover/core';
-import { ApiAuth } from '../auth/api-auth.service';
 import type { AuthenticatedRequest, Principal } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { route, type RouteInput } from '../http/route-spec';
@@ -15,7 +14,11 @@ import { RoutinesService, type WriteOutcome } from './routines.service';
 type Req_ = Request & AuthenticatedRequest;
 const principal = (req: Req_): Principal => req.principal!;
 
-const IF_MATCH = { 'If-Match': 'The routine\'s ETag ("<version>"): write only if it is still that version (else 412)' };
+const IF_MATCH = {
+  'If-Match':
+    'The routine\'s ETag ("<version>"), a list of ETags, or *: write only if it is still that version (else 412, also for a tag this api never made)',
+};
+const SYSTEM_RULE = 'A `system` routine — as stored or as written — is changed by admins only (403 for others).';
 const ETAG = { ETag: 'The routine version, "<version>"' };
 
 const listRoutines = route({
@@ -48,6 +51,7 @@ const createRoutine = route({
   method: 'POST',
   path: '',
   summary: 'Create a routine (409 if the name exists)',
+  description: 'Creating a `system: true` routine needs role admin.',
   tag: 'routines',
   role: 'operator',
   body: routineBody,
@@ -74,7 +78,8 @@ const putRoutine = route({
   path: ':name',
   summary: 'Create or replace a routine',
   description:
-    'The body is the whole definition (omitted fields take their defaults, `status` included). Editing a file routine marks it drifted until the next apply.',
+    'The body is the whole definition (omitted fields take their defaults, `status` included, except `system`: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. ' +
+    SYSTEM_RULE,
   tag: 'routines',
   role: 'operator',
   params: nameParams,
@@ -83,7 +88,7 @@ const putRoutine = route({
   responses: {
     200: { description: 'Replaced (or unchanged)', schema: RoutineSchema, headers: ETAG },
     201: { description: 'Created', schema: RoutineSchema, headers: { Location: 'The routine', ...ETAG } },
-    412: { description: 'If-Match names another version' },
+    412: { description: 'If-Match names another version, or the routine changed while writing' },
   },
 });
 
@@ -92,6 +97,7 @@ const patchRoutine = route({
   method: 'PATCH',
   path: ':name',
   summary: 'Change a routine with a JSON merge patch (RFC 7396; null removes a field)',
+  description: SYSTEM_RULE,
   tag: 'routines',
   role: 'operator',
   params: nameParams,
@@ -112,7 +118,10 @@ const deleteRoutine = route({
   role: 'operator',
   params: nameParams,
   headers: IF_MATCH,
-  responses: { 204: { description: 'Deleted' }, 412: { description: 'If-Match names another version' } },
+  responses: {
+    204: { description: 'Deleted' },
+    412: { description: 'If-Match names another version, or the routine changed while deleting' },
+  },
 });
 
 @Controller('api/v1/routines')
@@ -120,7 +129,6 @@ export class RoutinesController {
   constructor(
     private readonly routines: RoutinesService,
     private readonly listing: RoutineListing,
-    private readonly auth: ApiAuth,
   ) {}
 
   @ApiRoute(listRoutines)
@@ -157,7 +165,10 @@ export class RoutinesController {
     @Req() req: Req_,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return this.answer(res, await this.routines.put(params.name, body, ifMatchOf(req), principal(req)));
+    // The validated body has every default filled in: whether `system` was sent is the raw body's to say.
+    const raw: unknown = req.body;
+    const systemGiven = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'system');
+    return this.answer(res, await this.routines.put(params.name, body, ifMatchOf(req), principal(req), systemGiven));
   }
 
   @ApiRoute(patchRoutine)
@@ -171,10 +182,7 @@ export class RoutinesController {
 
   @ApiRoute(deleteRoutine)
   async remove(@In() { params }: RouteInput<typeof deleteRoutine>, @Req() req: Req_): Promise<void> {
-    const ifMatch = ifMatchOf(req);
-    const rec = await this.routines.require(params.name);
-    if (rec.def.system) this.auth.require(principal(req), 'admin', `deleting system routine "${params.name}"`);
-    await this.routines.remove(params.name, ifMatch);
+    await this.routines.remove(params.name, ifMatchOf(req), principal(req));
   }
 
   private answer(res: Response, { outcome, routine }: WriteOutcome) {

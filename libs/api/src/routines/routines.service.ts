@@ -15,8 +15,10 @@ import {
 import { ApiEvents } from '../events/api-events';
 import { isoOf } from '../http/api-time';
 import { ProblemError } from '../http/problem';
+import { ApiAuth } from '../auth/api-auth.service';
 import type { Principal } from '../auth/principal';
 import { applyMergePatch } from './merge-patch';
+import { versionToWrite, type IfMatch } from './request-headers';
 import { routineView, type RoutineAnswer } from './routine-view';
 
 /** Ids of manual runs (one source per process). */
@@ -41,6 +43,7 @@ export class RoutinesService {
     private readonly registry: QueueRegistry,
     private readonly events: ApiEvents,
     private readonly clock: Clock,
+    private readonly auth: ApiAuth,
   ) {}
 
   async require(name: string): Promise<RoutineRecord> {
@@ -67,16 +70,19 @@ export class RoutinesService {
     return res.routine;
   }
 
-  /** The version a write must find: If-Match's, `*` as "whatever exists now" (412 when none). */
-  private async expected(name: string, ifMatch: number | '*' | undefined): Promise<number | undefined> {
-    if (ifMatch !== '*') return ifMatch;
-    const rec = await this.routines.get(name);
-    if (!rec) throw new RoutineVersionConflictError(name, 1, 0);
-    return rec.version;
+  /**
+   * 403 unless `who` may write this: a `system` routine — as stored (`before`) or as it would be
+   * (`after`) — is changed only by admins (spec §10). Callers write conditionally on the version
+   * `before` was read at, so the routine cannot become system between this check and the write.
+   */
+  private requireSystemRights(who: Principal, name: string, before?: Routine, after?: Routine): void {
+    if (before?.system) this.auth.require(who, 'admin', `changing system routine "${name}"`);
+    if (after?.system) this.auth.require(who, 'admin', `making "${name}" a system routine`);
   }
 
   async create(raw: Record<string, unknown>, who: Principal): Promise<WriteOutcome> {
     const def = await this.validate(raw);
+    this.requireSystemRights(who, def.name, undefined, def);
     if (await this.routines.get(def.name)) {
       throw new ProblemError(409, `routine "${def.name}" exists; change it with PUT or PATCH /routines/${def.name}`);
     }
@@ -91,16 +97,25 @@ export class RoutinesService {
     return this.written(def.name, 'created');
   }
 
-  /** PUT: creates or replaces; the body's name, if any, must be the path's. */
+  /**
+   * PUT: creates or replaces; the body's name, if any, must be the path's. Without `system` in
+   * the request (`systemGiven` false) the stored value stays: only an explicit `system: false`
+   * (by an admin) clears it.
+   */
   async put(
     name: string,
     raw: Record<string, unknown>,
-    ifMatch: number | '*' | undefined,
+    ifMatch: IfMatch | undefined,
     who: Principal,
+    systemGiven: boolean,
   ): Promise<WriteOutcome> {
     this.sameName(name, raw.name);
-    const def = await this.validate({ ...raw, name });
-    const ifVersion = await this.expected(name, ifMatch);
+    const rec = await this.routines.get(name);
+    this.requireSystemRights(who, name, rec?.def);
+    const keepSystem = !systemGiven && rec?.def.system === true;
+    const def = await this.validate({ ...raw, name, ...(keepSystem && { system: true }) });
+    this.requireSystemRights(who, name, undefined, def);
+    const ifVersion = versionToWrite(name, ifMatch, rec?.version ?? 0);
     const outcome = await this.routines.upsert(def, 'api', this.clock.now(), { ifVersion, by: who.name });
     return this.written(name, outcome);
   }
@@ -109,15 +124,17 @@ export class RoutinesService {
   async patch(
     name: string,
     patch: Record<string, unknown>,
-    ifMatch: number | '*' | undefined,
+    ifMatch: IfMatch | undefined,
     who: Principal,
   ): Promise<WriteOutcome> {
     this.sameName(name, patch.name);
     const rec = await this.require(name);
+    this.requireSystemRights(who, name, rec.def);
     const merged = applyMergePatch(rec.def, patch) as Record<string, unknown>;
     const def = await this.validate({ ...merged, name });
+    this.requireSystemRights(who, name, undefined, def);
     // Without If-Match the patch still applies to the version it was computed from.
-    const ifVersion = ifMatch === undefined || ifMatch === '*' ? rec.version : ifMatch;
+    const ifVersion = versionToWrite(name, ifMatch, rec.version);
     const outcome = await this.routines.upsert(def, 'api', this.clock.now(), { ifVersion, by: who.name });
     return this.written(name, outcome);
   }
@@ -135,8 +152,10 @@ export class RoutinesService {
   }
 
   /** Deletes; its armed runs are withdrawn (the store hands them to the leader; workers refuse them). */
-  async remove(name: string, ifMatch: number | '*' | undefined): Promise<void> {
-    const ifVersion = await this.expected(name, ifMatch);
+  async remove(name: string, ifMatch: IfMatch | undefined, who: Principal): Promise<void> {
+    const rec = await this.require(name);
+    if (rec.def.system) this.auth.require(who, 'admin', `deleting system routine "${name}"`);
+    const ifVersion = versionToWrite(name, ifMatch, rec.version);
     if (!(await this.routines.remove(name, { ifVersion }))) throw new RoutineNotFoundError(name);
     await this.publish('removed', name);
   }
@@ -160,7 +179,14 @@ export class RoutinesService {
     return this.view(name, rec);
   }
 
+  /**
+   * A manual run. Replacing the payload of a system routine needs an admin (it runs what the
+   * routine would not); a plain trigger of one is an operator's, like a pause.
+   */
   async trigger(name: string, payload: unknown, idempotencyKey: string | undefined, who: Principal): Promise<string> {
+    if (payload !== undefined && (await this.require(name)).def.system) {
+      this.auth.require(who, 'admin', `triggering system routine "${name}" with another payload`);
+    }
     const { id, created } = await triggerRoutine({ routines: this.routines, runs: this.runs }, name, {
       now: this.clock.now(),
       random: secureRandom,

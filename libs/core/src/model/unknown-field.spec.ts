@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closestField, fieldsAt, unknownFieldMessage } from './unknown-field';
+import { closestField, fieldsAt, MAX_SUGGESTED_KEY_LENGTH, shownKey, unknownFieldMessage } from './unknown-field';
 
 describe('unknown fields', () => {
   it('suggests the field a typo or a wrong case most likely meant, and nothing far off', () => {
@@ -7,6 +7,23 @@ describe('unknown fields', () => {
     expect(closestField('JobType', ['jobType'])).toBe('jobType');
     expect(closestField('cron', ['tz', 'kind'])).toBeUndefined();
     expect(closestField('ab', ['xy'])).toBeUndefined();
+  });
+
+  it('suggests nothing for a key longer than any field name, without comparing it (bounded work)', () => {
+    const long = 'a'.repeat(MAX_SUGGESTED_KEY_LENGTH + 1);
+    expect(closestField(long, [long.slice(1)])).toBeUndefined();
+    // A 1 MB key one edit from a 1 MB "field": the edit distance alone would take 10^12 steps.
+    const huge = 'x'.repeat(1_000_000);
+    expect(closestField(huge, [`${huge}y`, 'queue'])).toBeUndefined();
+    expect(closestField(huge.toUpperCase(), [huge])).toBeUndefined();
+    const message = unknownFieldMessage(huge, ['queue', 'name']);
+    expect(message).toBe(`unknown field "${'x'.repeat(64)}… (1000000 characters)"; valid fields: queue, name`);
+  });
+
+  it('shows a short key whole and a long one by its start and length', () => {
+    expect(shownKey('colour')).toBe('colour');
+    expect(shownKey('k'.repeat(64))).toBe('k'.repeat(64));
+    expect(shownKey('k'.repeat(65))).toBe(`${'k'.repeat(64)}… (65 characters)`);
   });
 
   it('says what is valid when nothing is close', () => {

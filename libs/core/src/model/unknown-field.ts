@@ -1,5 +1,14 @@
 import type { z } from 'zod';
 
+/**
+ * Longest unknown field name that gets a "did you mean": field names are short, and the edit
+ * distance costs the product of the two lengths (a 1 MB key took a second of CPU per request).
+ */
+export const MAX_SUGGESTED_KEY_LENGTH = 64;
+
+/** How much of an unknown field name a message repeats. */
+export const MAX_SHOWN_KEY_LENGTH = 64;
+
 /** Edit distance, for "did you mean" on short field names (bounded work: names are short). */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -15,25 +24,37 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** The known field a mistyped one most likely meant: same letters in another case, or 1-2 edits away. */
+/**
+ * The known field a mistyped one most likely meant: same letters in another case, or 1-2 edits
+ * away. None for a key longer than {@link MAX_SUGGESTED_KEY_LENGTH} (no field name is that long).
+ */
 export function closestField(key: string, known: readonly string[]): string | undefined {
+  if (key.length > MAX_SUGGESTED_KEY_LENGTH) return undefined;
   const lower = key.toLowerCase();
   const sameCase = known.find((k) => k.toLowerCase() === lower);
   if (sameCase) return sameCase;
   const limit = key.length <= 4 ? 1 : 2;
   let best: { k: string; d: number } | undefined;
   for (const k of known) {
-    const d = distance(lower, k.toLowerCase());
+    const other = k.toLowerCase();
+    if (Math.abs(other.length - lower.length) > limit) continue; // at least that many edits apart
+    const d = distance(lower, other);
     if (d <= limit && (!best || d < best.d)) best = { k, d };
   }
   return best?.k;
+}
+
+/** A field name as messages show it: whole when short, else its start and its length. */
+export function shownKey(key: string): string {
+  if (key.length <= MAX_SHOWN_KEY_LENGTH) return key;
+  return `${key.slice(0, MAX_SHOWN_KEY_LENGTH)}… (${key.length} characters)`;
 }
 
 /** `unknown field "concurency"; did you mean "concurrency"?` (or the valid fields when nothing is close). */
 export function unknownFieldMessage(key: string, known: readonly string[] | undefined): string {
   const close = known && closestField(key, known);
   if (close) return `unknown field "${key}"; did you mean "${close}"?`;
-  return `unknown field "${key}"${known?.length ? `; valid fields: ${known.join(', ')}` : ''}`;
+  return `unknown field "${shownKey(key)}"${known?.length ? `; valid fields: ${known.join(', ')}` : ''}`;
 }
 
 type Def = Record<string, unknown>;

@@ -24,6 +24,28 @@ export interface JobWithState {
  */
 export async function readJobWithState(queue: Queue, id: string): Promise<JobWithState> {
   const state = (await queue.getJobState(id)) as BullJobState;
-  const job = (await queue.getJob(id)) as Job<RunJobData> | undefined;
+  const job = await readJob(queue, id);
   return { job: job?.id ? (job as Job<RunJobData> & { id: string }) : undefined, state };
+}
+
+/** The field every job hash has (BullMQ's storeJob writes it with the job), and no other key of BullMQ's. */
+export const JOB_HASH_FIELD = 'timestamp';
+
+/** True for the error Redis answers a command on a key of another type. */
+export const isWrongType = (err: unknown): boolean => err instanceof Error && err.message.startsWith('WRONGTYPE');
+
+/**
+ * The job `id` of `queue`, or undefined when there is none. BullMQ keeps its own keys in its jobs'
+ * namespace (`<queue>:events` a stream, `<queue>:meta` a hash, `<queue>:<id>:logs` a list, ...),
+ * so an id may name one: a key of another type, or a hash without {@link JOB_HASH_FIELD}, is
+ * not a job.
+ */
+export async function readJob(queue: Queue, id: string): Promise<Job<RunJobData> | undefined> {
+  try {
+    const job = (await queue.getJob(id)) as Job<RunJobData> | undefined;
+    return job?.[JOB_HASH_FIELD] === undefined ? undefined : job;
+  } catch (err) {
+    if (isWrongType(err)) return undefined;
+    throw err;
+  }
 }

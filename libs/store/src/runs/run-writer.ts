@@ -345,9 +345,4 @@ export class RunWriter {
       return v;
     });
   }
-
-  /** EXISTS for each key, in one round trip. */
-  async existsEach(keys: string[]): Promise<boolean[]> {
-    return (await this.send(keys.map((k): [string, string] => ['exists', k]))).map((n) => n === 1);
-  }
 }

@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import { ACTIVE_RUN_STATUSES } from '@drover/core';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
@@ -8,9 +7,8 @@ import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RunIndex, type RunRef } from './run-index';
 import { listQueueRuns, type QueueRunsQuery } from './run-listing';
-import type { RunJobData } from './run-job-data';
 import { RunTombstones } from './run-tombstones';
-import { readJobWithState } from './job-with-state';
+import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-with-state';
 import { runFromJob, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
@@ -31,8 +29,8 @@ export interface CancelResult {
 const OPEN_GRACE_MS = 60_000;
 
 /**
- * Runs, kept on their BullMQ jobs (see {@link RunJobData}); the run id is the job id. Which queue
- * holds a run is found by probing the defined queues (one EXISTS each, sent together), so
+ * Runs, kept on their BullMQ jobs (see `RunJobData`); the run id is the job id. Which queue
+ * holds a run is found by probing the defined queues (one HEXISTS each, sent together), so
  * enqueueing writes nothing beyond the job itself, plus two sorted-set entries for routine runs.
  */
 export class RunStore {
@@ -106,10 +104,23 @@ export class RunStore {
 
   /** Which defined queue holds a job with this id (undefined: none). */
   private async locate(id: string, hint?: string): Promise<string | undefined> {
-    if (hint && (await this.redis.exists(this.bull.jobKey(hint, id))) === 1) return hint;
+    if (hint && (await this.isJob(this.bull.jobKey(hint, id)))) return hint;
     const names = (await this.registry.list()).map((r) => r.def.name);
-    const hits = await this.writer.existsEach(names.map((q) => this.bull.jobKey(q, id)));
+    const hits = await Promise.all(names.map((q) => this.isJob(this.bull.jobKey(q, id))));
     return names.find((_, i) => hits[i]);
+  }
+
+  /**
+   * Whether `key` holds a job. Not EXISTS: an id like `events`, `meta` or `<id>:logs` names one of
+   * BullMQ's own keys (a stream, a hash of settings, a list), which are never runs.
+   */
+  private async isJob(key: string): Promise<boolean> {
+    try {
+      return (await this.redis.hexists(key, JOB_HASH_FIELD)) === 1;
+    } catch (err) {
+      if (isWrongType(err)) return false;
+      throw err;
+    }
   }
 
   private async viewIn(queue: string, id: string): Promise<RunView | undefined> {
@@ -206,7 +217,7 @@ export class RunStore {
         continue;
       }
       if (view.status === 'running') {
-        const job = (await q.getJob(id)) as Job<RunJobData> | undefined;
+        const job = await readJob(q, id);
         if (job) await job.updateData({ ...job.data, cancel: { reason, at: now } });
         await this.redis.publish(cancelChannel(this.keys), encodeCancel({ id, queue, reason }));
         return { outcome: 'cancel-requested', run: view };
