@@ -35,6 +35,8 @@ describe.each(APPS)('the %s app', (name) => {
   it('answers /healthz and /readyz', async () => {
     const health = await fetch(`${app.baseUrl}/healthz`);
     expect(health.status).toBe(200);
+    expect(health.headers.get('x-powered-by')).toBeNull();
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
     const ready = await fetch(`${app.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ok', details: { redis: { status: 'up' } } });

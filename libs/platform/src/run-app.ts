@@ -7,6 +7,7 @@ import { createLogger, NestPinoLogger } from '@drover/logger';
 import { RedisConnections, SystemClock } from '@drover/redis';
 import { nodeLineWarning } from './node-support';
 import { ReadinessRegistry } from './readiness.registry';
+import { securityHeaders } from './security-headers';
 
 export interface AppSpec {
   /** App name as in spec §2 (`scheduler`, `worker`, `api`, `standalone`). */
@@ -40,6 +41,9 @@ export async function runApp(spec: AppSpec): Promise<INestApplication> {
     bufferLogs: false,
     bodyParser: spec.bodyParser ?? true,
   });
+  // Every app's port (api routes, /healthz, /metrics) names no framework and carries the safe headers.
+  (app.getHttpAdapter().getInstance() as { disable(setting: string): void }).disable('x-powered-by');
+  app.use(securityHeaders());
   spec.configure?.(app);
   installShutdown(app, logger, env.shutdownGraceMs);
   const port = env.port ?? spec.defaultPort;

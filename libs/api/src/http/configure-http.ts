@@ -5,7 +5,6 @@ import { DroverMetrics } from '@drover/metrics';
 import { consoleDir } from '../console/console-dir';
 import { consoleHandler } from '../console/console-static';
 import { sendProblem } from './api-exception.filter';
-import { securityHeaders } from './security-headers';
 
 /** Largest request body the api reads (spec §5: 413 above it). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -14,16 +13,13 @@ export const JSON_TYPES = ['application/json', 'application/*+json', 'applicatio
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /**
- * The api's HTTP plumbing, installed before Nest's routes: security headers on every answer (no
- * `X-Powered-By`), body parsers capped at 1 MiB (JSON, merge patches, YAML bundles; the nesting
+ * The api's HTTP plumbing, installed before Nest's routes (after runApp's security headers): body parsers capped at 1 MiB (JSON, merge patches, YAML bundles; the nesting
  * depth is checked per route, see InputInterceptor), their errors as problem documents, and request metrics labelled
  * by route template (never by a routine or run name); and the web console's files at /ui.
  */
 export function configureApiHttp(app: INestApplication): void {
   const metrics = app.get(DroverMetrics);
   const logger = new Logger('Api');
-  (app.getHttpAdapter().getInstance() as { disable(setting: string): void }).disable('x-powered-by');
-  app.use(securityHeaders);
   app.use('/api/', (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
