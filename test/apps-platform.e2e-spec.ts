@@ -82,6 +82,21 @@ describe('start-up configuration errors', () => {
     );
   });
 
+  it("a DROVER_CONFIG with a routine over core's limits exits 2 naming the field", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'drover-e2e-')), 'drover.yaml');
+    const tz = 'Europe/Berlin'.padEnd(65, '/');
+    writeFileSync(
+      file,
+      `routines:\n  - { name: zoned, jobType: noop, queue: default, trigger: { kind: cron, cron: "0 2 * * *", tz: "${tz}" } }\n` +
+        'queues:\n  - name: default\n',
+    );
+    const { code, output } = await runToExit('scheduler', { REDIS_URL: testRedisUrl(), DROVER_CONFIG: file });
+    expect(code).toBe(2);
+    expect(output).toMatch(
+      /^drover scheduler: invalid configuration: DROVER_CONFIG .*routines\[zoned\]\.trigger\.tz: has 65 characters; the limit is 64/,
+    );
+  });
+
   it('a DROVER_API_TOKENS_FILE with a bad hash exits 2 naming the variable and the field', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'drover-e2e-')), 'tokens.yaml');
     writeFileSync(file, 'tokens:\n  - { name: ci, role: operator, sha256: not-a-hash }\n');

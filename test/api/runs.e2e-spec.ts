@@ -231,7 +231,9 @@ describe('api runs (real api + scheduler + worker)', () => {
       await api.call('POST', '/jobs', { as: 'operator', body: http('/idem'), headers: { 'Idempotency-Key': '' } }),
       400,
     );
-    expect(empty.errors).toEqual([{ path: 'headers.idempotency-key', message: 'must be 1-1024 characters' }]);
+    expect(empty.errors).toEqual([
+      { path: 'headers.idempotency-key', message: 'must be 1-1024 printable ASCII characters' },
+    ]);
     expect(oracle.hits.filter((h) => h.path === '/idem')).toHaveLength(1);
   }, 30_000);
 

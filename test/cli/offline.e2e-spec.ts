@@ -44,6 +44,23 @@ describe('the built drover binary, offline', () => {
     );
   });
 
+  it("refuses a routine over core's limits, naming the field and the limit (as the api and the client do)", () => {
+    const labels = Array.from({ length: 65 }, (_, i) => `      k${i}: v`).join('\n');
+    const file = join(mkdtempSync(join(tmpdir(), 'drover-cli-e2e-')), 'drover.yaml');
+    writeFileSync(
+      file,
+      `queues: [{ name: default }]\nroutines:\n  - name: labelled\n    jobType: noop\n    queue: default\n` +
+        `    trigger: { kind: manual }\n    owner: ${'o'.repeat(201)}\n    labels:\n${labels}\n`,
+    );
+    const run = drover(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      `${file}: routines[labelled].owner: has 201 characters; the limit is 200\n` +
+        `${file}: routines[labelled].labels: has 65 labels; the limit is 64\n` +
+        `drover: ${file} is invalid (2 problems)\n`,
+    );
+  });
+
   it('reads a policy from stdin and answers JSON for scripts', () => {
     const run = drover(['-o', 'json', 'validate', '-'], { input: 'queues: [{ name: a }, { name: b }]\n' });
     expect(run.code).toBe(0);

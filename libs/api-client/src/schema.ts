@@ -1442,7 +1442,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Names the operation (1-1024 characters): the same key answers the same run id, one run */
+        /** @description Names the operation (1-1024 printable ASCII characters): the same key answers the same run id, one run */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3779,7 +3779,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Same key, same run: one run however often the call is made */
+        /** @description Same key, same run (1-1024 printable ASCII characters): one run however often the call is made */
         'Idempotency-Key'?: string;
       };
       path: {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { NAME_PATTERN, prioritySchema, priorityValue, RUN_STATUSES, type Priority, type RunStatus } from '@drover/core';
+import {
+  boundedString,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  NAME_PATTERN,
+  prioritySchema,
+  priorityValue,
+  RUN_STATUSES,
+  type Priority,
+  type RunStatus,
+} from '@drover/core';
 import { InvalidOptionsError } from './errors/invalid-options.error';
 
 /** Options of `DroverClient.enqueue`. Times are epoch ms. */
@@ -53,7 +62,7 @@ const enqueueSchema = z
     delayMs: z.number({ error: 'must be a number of milliseconds' }).int().nonnegative().optional(),
     priority: prioritySchema.optional(),
     maxAttempts: z.number().int().positive().max(1000).optional(),
-    idempotencyKey: z.string().min(1).max(1024).optional(),
+    idempotencyKey: boundedString(MAX_IDEMPOTENCY_KEY_LENGTH).min(1).optional(),
   })
   .refine((o) => o.runAt === undefined || o.delayMs === undefined, {
     message: 'give runAt or delayMs, not both',

@@ -7,7 +7,7 @@ import type { DroverClient } from './drover-client.service';
 import type { RunId } from './drover-run';
 import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
 import { InvalidOptionsError } from './errors/invalid-options.error';
-import { InvalidPayloadError } from '@drover/core';
+import { InvalidPayloadError, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PAYLOAD_BYTES } from '@drover/core';
 import { RunNotFoundError } from './errors/run-not-found.error';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import { UnknownJobTypeError } from './errors/unknown-job-type.error';
@@ -267,6 +267,27 @@ describe('DroverClient with a real redis-server and a worker runtime', () => {
     );
     await expect(client.enqueue('test.echo', { f: Number.NaN })).rejects.toThrow(/f: NaN is not a JSON number/);
     expect(await keysOf(redis, prefix)).toEqual(before);
+  });
+
+  it("holds payloads and idempotency keys to core's limits, as the api does: typed errors, nothing written", async () => {
+    const before = await keysOf(redis, prefix);
+    const payloadOf = (bytes: number) => ({ b: 'x'.repeat(bytes - 8) });
+    const over = await client.enqueue('test.echo', payloadOf(MAX_PAYLOAD_BYTES + 1)).catch((e) => e);
+    expect(over).toBeInstanceOf(InvalidPayloadError);
+    expect(over.issues).toEqual([
+      { path: [], message: 'is 262145 bytes as JSON; the limit is 262144 bytes (256 KiB)' },
+    ]);
+    const key = await client
+      .enqueue('test.echo', {}, { idempotencyKey: 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH + 1) })
+      .catch((e) => e);
+    expect(key).toBeInstanceOf(InvalidOptionsError);
+    expect(key.issues).toEqual(['idempotencyKey: has 1025 characters; the limit is 1024']);
+    expect(await keysOf(redis, prefix)).toEqual(before);
+    // At the limits it is taken.
+    const id = await client.enqueue('test.echo', payloadOf(MAX_PAYLOAD_BYTES), {
+      idempotencyKey: 'k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH),
+    });
+    expect((await client.waitForRun(id)).status).toBe('succeeded');
   });
 
   it('rejects bad options, unknown queues and job types, naming what is wrong and what is valid', async () => {

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { InvalidPayloadError, MAX_PAYLOAD_BYTES } from '@drover/core';
 import { RoutineNotFoundError, RoutineNotTriggerableError } from '@drover/store';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import type { DroverClient } from './drover-client.service';
@@ -54,6 +55,29 @@ describe('DroverClient routines with a real redis-server and a worker runtime', 
     ).rejects.toThrow(/queue/);
     expect(await client.getRoutine('bad-cron')).toBeNull();
     expect(await client.getRoutine('bad-queue')).toBeNull();
+  });
+
+  it("refuses what is over core's limits as the api and a policy file do: typed errors, nothing stored", async () => {
+    const def = { name: 'limited', jobType: 'test.echo', queue: 'default', trigger: { kind: 'manual' as const } };
+    const huge = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`label-${i}`, 'v'.repeat(1000)]));
+    const refused = await client.upsertRoutine({ ...def, labels: huge }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidRoutineError);
+    expect((refused as InvalidRoutineError).errors[0]).toBe(
+      'routines[limited].labels: has 400 labels; the limit is 64',
+    );
+    expect(await client.getRoutine('limited')).toBeNull();
+
+    const { routine } = await client.upsertRoutine({ ...def, labels: { team: 'ops' } });
+    await expect(client.upsertRoutine({ ...def, owner: 'o'.repeat(201) })).rejects.toThrow(
+      'invalid routine: routines[limited].owner: has 201 characters; the limit is 200',
+    );
+    await expect(client.pauseRoutine('limited', { note: 'n'.repeat(501) })).rejects.toThrow(
+      'note has 501 characters; the limit is 500',
+    );
+    await expect(client.trigger('limited', { payload: { b: 'x'.repeat(MAX_PAYLOAD_BYTES - 7) } })).rejects.toThrow(
+      InvalidPayloadError,
+    );
+    expect(await client.getRoutine('limited')).toEqual(routine);
   });
 
   it('triggers a paused routine by hand; pause/resume change only the status; archived or missing refuse', async () => {

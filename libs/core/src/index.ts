@@ -1,3 +1,5 @@
+export * from './model/limits';
+export * from './model/labels.schema';
 export * from './model/name.schema';
 export * from './model/payload.policy';
 export * from './model/cron-expression';

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@drover/core';
 import { RoutineVersionConflictError } from '@drover/store';
 import { ProblemError } from '../http/problem';
 
@@ -68,13 +69,18 @@ export function versionToWrite(name: string, ifMatch: IfMatch | undefined, curre
   throw new RoutineVersionConflictError(name, ifMatch.versions[0]!, current);
 }
 
-/** The `Idempotency-Key` header (1-255 printable characters), or undefined without it. */
+const KEY_PATTERN = new RegExp(`^[\\x21-\\x7e][\\x20-\\x7e]{0,${MAX_IDEMPOTENCY_KEY_LENGTH - 1}}$`);
+
+/**
+ * The `Idempotency-Key` header of `POST /jobs` and `POST /routines/{name}/trigger` (1-1024
+ * printable ASCII characters, the client's limit too), or undefined without it.
+ */
 export function idempotencyKeyOf(req: Request): string | undefined {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0]! : raw;
-  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(key)) {
-    const message = 'must be 1-255 printable ASCII characters';
+  if (!KEY_PATTERN.test(key)) {
+    const message = `must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`;
     throw new ProblemError(400, `invalid request: headers.idempotency-key ${message}`, [
       { path: 'headers.idempotency-key', message },
     ]);

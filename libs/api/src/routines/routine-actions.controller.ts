@@ -1,7 +1,7 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { parseIsoInstant, pauseRequestSchema } from '@drover/core';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIsoInstant, pauseRequestSchema } from '@drover/core';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoInstantInput, isoOf } from '../http/api-time';
@@ -49,7 +49,9 @@ const triggerRoutine = route({
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  headers: { 'Idempotency-Key': 'Same key, same run: one run however often the call is made' },
+  headers: {
+    'Idempotency-Key': `Same key, same run (1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters): one run however often the call is made`,
+  },
   body: z.strictObject({ payload: z.unknown().optional() }).optional(),
   responses: {
     201: { description: 'The run', schema: TriggerSchema },

@@ -165,8 +165,8 @@ export class RoutinesService {
     const until = body.until === undefined ? undefined : parseIsoInstant(body.until);
     const res = pauseFromRequest({ note: body.note, until }, now, who.name);
     if (!res.ok)
-      throw new ProblemError(400, `invalid request: body.until ${res.error}`, [
-        { path: 'body.until', message: res.error },
+      throw new ProblemError(400, `invalid request: body.${res.field} ${res.error}`, [
+        { path: `body.${res.field}`, message: res.error },
       ]);
     const rec = await this.routines.pause(name, res.pause, now, { by: who.name });
     await this.publish('paused', name, { ...(res.pause.until && { until: isoOf(res.pause.until) }) });

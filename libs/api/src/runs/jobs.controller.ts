@@ -1,15 +1,20 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { MAX_JOB_TYPE_LENGTH, NAME_PATTERN, prioritySchema } from '@drover/core';
+import {
+  boundedString,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_JOB_TYPE_LENGTH,
+  NAME_PATTERN,
+  prioritySchema,
+} from '@drover/core';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';
-import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
+import { idempotencyKeyOf } from '../routines/request-headers';
 import { JobEnqueue } from './job-enqueue.service';
 
-const MAX_IDEMPOTENCY_KEY = 1024;
 /** Ten years: further out is a mistake, not a plan (use a routine with a `once` trigger). */
 const MAX_DELAY_MS = 315_576_000_000;
 
@@ -25,11 +30,11 @@ const enqueueJob = route({
   tag: 'runs',
   role: 'operator',
   headers: {
-    'Idempotency-Key': 'Names the operation (1-1024 characters): the same key answers the same run id, one run',
+    'Idempotency-Key': `Names the operation (1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters): the same key answers the same run id, one run`,
   },
   body: z
     .strictObject({
-      jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH),
+      jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
       payload: z
         .unknown()
         .refine((v) => v !== undefined, { message: 'is required: the job input as JSON ({} for none)' }),
@@ -57,19 +62,6 @@ const enqueueJob = route({
   },
 });
 
-function idempotencyKey(req: Request): string | undefined {
-  const raw = req.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const key = Array.isArray(raw) ? raw.join(', ') : raw;
-  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) {
-    const message = `must be 1-${MAX_IDEMPOTENCY_KEY} characters`;
-    throw new ProblemError(400, `invalid request: headers.idempotency-key ${message}`, [
-      { path: 'headers.idempotency-key', message },
-    ]);
-  }
-  return key;
-}
-
 @Controller('api/v1')
 export class JobsController {
   constructor(private readonly jobs: JobEnqueue) {}
@@ -91,7 +83,7 @@ export class JobsController {
         ...(body.maxAttempts !== undefined && { maxAttempts: body.maxAttempts }),
       },
       req.principal!,
-      idempotencyKey(req),
+      idempotencyKeyOf(req),
     );
     res.setHeader('Location', `/api/v1/runs/${encodeURIComponent(runId)}`);
     return { runId };

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { NAME_PATTERN } from '../model/name.schema';
-import { MAX_JOB_TYPE_LENGTH } from './job-type';
+import { MAX_JOB_TYPE_LENGTH } from '../model/limits';
 
-export { MAX_JOB_TYPE_LENGTH } from './job-type';
 
 /**
  * A typed job contract shared by producers (`DroverClient.enqueue`) and the worker

@@ -174,14 +174,6 @@ describe('parseBundle', () => {
     ]);
   });
 
-  it('refuses a payload over the size cap', () => {
-    const payload = { blob: 'x'.repeat(300) };
-    expect(parseBundle({ queues: [queue], routines: [routine({ payload })] }).ok).toBe(true);
-    expect(errorsOf({ queues: [queue], routines: [routine({ payload })] }, { maxPayloadBytes: 100 })).toEqual([
-      'routines[nightly-backup].payload: is 311 bytes as JSON; the limit is 100 bytes',
-    ]);
-  });
-
   it('suggests the right spelling of an unknown field', () => {
     expect(errorsOf({ queues: [queue], routines: [routine({ catchupPolicy: 'all' })] })).toEqual([
       'routines[nightly-backup]: unknown field "catchupPolicy"; did you mean "catchUpPolicy"?',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bytesText, jsonBytes, MAX_ROUTINE_BYTES } from './limits';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
@@ -51,11 +52,20 @@ function duplicates(names: readonly string[]): string[] {
   return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
 }
 
+/** Whether a valid routine is over {@link MAX_ROUTINE_BYTES} as JSON (defaults in, payload out). */
+function routineSizeProblem(routine: Routine): string | undefined {
+  const { payload: _payload, ...rest } = routine;
+  const bytes = jsonBytes(rest);
+  if (bytes <= MAX_ROUTINE_BYTES) return undefined;
+  return `the definition is ${bytes} bytes as JSON without its payload; the limit is ${bytesText(MAX_ROUTINE_BYTES)}`;
+}
+
 /**
  * Validate a bundle `{queues: [...], routines: [...]}` (either list may be omitted) and fill in defaults.
  * Never throws. Each error names the item and field and says what would be valid, e.g.
  * `routines[nightly-backup].trigger.cron: "61 * * * *" is not a valid cron expression (minute must be 0-59); e.g. "0 2 * * *"`.
- * Also checks that names are unique and that each routine's queue is defined (bundle or `opts.knownQueues`).
+ * Also checks each routine's size (`MAX_ROUTINE_BYTES`), that names are unique and that each
+ * routine's queue is defined (bundle or `opts.knownQueues`).
  */
 export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundleResult {
   const resolved = resolveValidationOptions(opts);
@@ -74,6 +84,10 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   }
   const bundle = result.data;
   const issues: BundleIssue[] = [];
+  for (const r of bundle.routines) {
+    const message = routineSizeProblem(r);
+    if (message) issues.push({ path: `routines[${r.name}]`, message });
+  }
   for (const name of duplicates(bundle.queues.map((q) => q.name))) {
     issues.push({ path: `queues[${name}].name`, message: 'defined more than once; queue names must be unique' });
   }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { MAX_NAME_LENGTH } from './limits';
 
 /** Pattern every queue and routine name must match: lowercase, digits, `.`, `_`, `-`; 1–128 characters. */
-export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+export const NAME_PATTERN = new RegExp(`^[a-z0-9][a-z0-9._-]{0,${MAX_NAME_LENGTH - 1}}$`);
 
 /** A queue or routine name (`[a-z0-9][a-z0-9._-]{0,127}`). */
 export const nameSchema = z.string().check((ctx) => {

@@ -14,7 +14,17 @@ describe('pausing a routine', () => {
   it('refuses an until that is not in the future, naming it', () => {
     expect(pauseFromRequest({ until: NOW }, NOW)).toEqual({
       ok: false,
+      field: 'until',
       error: 'until must be in the future (it is 2026-11-22T12:00:00.000Z)',
+    });
+  });
+
+  it('refuses a note over 500 characters, naming it (the client and the API share the limit)', () => {
+    expect(pauseFromRequest({ note: 'n'.repeat(500) }, NOW).ok).toBe(true);
+    expect(pauseFromRequest({ note: 'n'.repeat(501) }, NOW)).toEqual({
+      ok: false,
+      field: 'note',
+      error: 'note has 501 characters; the limit is 500',
     });
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseIsoInstant } from './iso-instant';
+import { boundedString, MAX_INSTANT_LENGTH, MAX_PAUSE_NOTE_LENGTH } from './limits';
 
 /** Why and until when a routine is paused, as recorded with it. Times are epoch ms. */
 export interface Pause {
@@ -14,10 +15,9 @@ export interface Pause {
 
 /** What a pause request may carry (an API body, a CLI's flags). */
 export const pauseRequestSchema = z.strictObject({
-  note: z.string().max(500).optional(),
+  note: boundedString(MAX_PAUSE_NOTE_LENGTH).optional(),
   /** ISO 8601 instant with an offset, e.g. `2026-12-24T18:00:00Z`. */
-  until: z
-    .string()
+  until: boundedString(MAX_INSTANT_LENGTH)
     .refine((s) => parseIsoInstant(s) !== undefined, {
       message: 'must be an ISO 8601 instant with an offset, e.g. "2026-12-24T18:00:00Z"',
     })
@@ -26,16 +26,28 @@ export const pauseRequestSchema = z.strictObject({
 export type PauseRequest = z.infer<typeof pauseRequestSchema>;
 
 /**
- * The pause a request makes at `now`, or why it cannot: an `until` that is not after `now` would
- * resume the routine at once. Pure.
+ * The pause a request makes at `now`, or why it cannot (`field` names the culprit): a note over
+ * {@link MAX_PAUSE_NOTE_LENGTH}, or an `until` that is not after `now` (it would resume the
+ * routine at once). Pure.
  */
 export function pauseFromRequest(
   req: { note?: string; until?: number },
   now: number,
   by?: string,
-): { ok: true; pause: Pause } | { ok: false; error: string } {
+): { ok: true; pause: Pause } | { ok: false; field: 'note' | 'until'; error: string } {
+  if (req.note !== undefined && req.note.length > MAX_PAUSE_NOTE_LENGTH) {
+    return {
+      ok: false,
+      field: 'note',
+      error: `note has ${req.note.length} characters; the limit is ${MAX_PAUSE_NOTE_LENGTH}`,
+    };
+  }
   if (req.until !== undefined && req.until <= now) {
-    return { ok: false, error: `until must be in the future (it is ${new Date(req.until).toISOString()})` };
+    return {
+      ok: false,
+      field: 'until',
+      error: `until must be in the future (it is ${new Date(req.until).toISOString()})`,
+    };
   }
   const note = req.note?.trim();
   return {

@@ -1,5 +1,4 @@
-/** Default cap on a serialised payload, in bytes (UTF-8 JSON): 256 KiB. */
-export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+import { bytesText, jsonBytes, MAX_PAYLOAD_BYTES } from './limits';
 
 /** Keys refused anywhere in a payload: they can pollute prototypes in consumers that merge objects. */
 export const FORBIDDEN_PAYLOAD_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
@@ -49,13 +48,13 @@ function walk(value: unknown, path: (string | number)[], depth: number, out: Pay
  * 64 levels), carries none of {@link FORBIDDEN_PAYLOAD_KEYS} at any depth, and serialises to at most
  * `maxBytes` UTF-8 bytes. Returns every problem found (empty = valid). Pure.
  */
-export function checkPayload(value: unknown, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES): PayloadIssue[] {
+export function checkPayload(value: unknown, maxBytes: number = MAX_PAYLOAD_BYTES): PayloadIssue[] {
   const out: PayloadIssue[] = [];
   walk(value, [], 0, out);
   if (out.length > 0) return out;
-  const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+  const bytes = jsonBytes(value);
   if (bytes > maxBytes) {
-    out.push({ path: [], message: `is ${bytes} bytes as JSON; the limit is ${maxBytes} bytes` });
+    out.push({ path: [], message: `is ${bytes} bytes as JSON; the limit is ${bytesText(maxBytes)}` });
   }
   return out;
 }

@@ -1,11 +1,19 @@
 import { z } from 'zod';
-import { MAX_JOB_TYPE_LENGTH } from '../contracts/job-type';
+import { labelsSchema } from './labels.schema';
+import {
+  boundedString,
+  MAX_HOOK_NAME_LENGTH,
+  MAX_JOB_TYPE_LENGTH,
+  MAX_OWNER_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  MAX_SELECTOR_ARGS_BYTES,
+} from './limits';
 import { nameSchema } from './name.schema';
 import { backoffSchema } from './queue.schema';
 import { checkPayload } from './payload.policy';
 import { triggerSchema } from './trigger.schema';
 import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
-import { resolveValidationOptions, type ValidationOptions } from './validation-options';
+import type { ValidationOptions } from './validation-options';
 
 /** Named priorities; numbers may be used directly (higher runs first). See `priorityValue`. */
 export const PRIORITY_NAMES = ['low', 'medium', 'high'] as const;
@@ -24,22 +32,26 @@ export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
 export type RoutineStatus = (typeof ROUTINE_STATUSES)[number];
 
-/** Build the routine schema with the floor and payload cap from `opts`. */
+/** Plain JSON within `maxBytes` (see `checkPayload`); issues at the field's own path. */
+function jsonWithin<T extends z.ZodType>(schema: T, maxBytes: number) {
+  return schema.superRefine((value, ctx) => {
+    for (const issue of checkPayload(value, maxBytes)) {
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    }
+  });
+}
+
+/**
+ * Build the routine schema with the fire-rate floor from `opts`. Every string, list and map has
+ * a bound from `./limits` (the whole definition's size is checked by `parseBundle`).
+ */
 export function routineSchema(opts?: ValidationOptions) {
-  const { maxPayloadBytes } = resolveValidationOptions(opts);
   return z.strictObject({
     name: nameSchema,
-    jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH),
+    jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
     queue: nameSchema,
     trigger: triggerSchema(opts),
-    payload: z
-      .unknown()
-      .default({})
-      .superRefine((payload, ctx) => {
-        for (const issue of checkPayload(payload, maxPayloadBytes)) {
-          ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-        }
-      }),
+    payload: jsonWithin(z.unknown().default({}), MAX_PAYLOAD_BYTES),
     priority: prioritySchema.default('medium'),
     concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
     catchUpPolicy: z.enum(CATCH_UP_POLICIES).default('skip'),
@@ -52,7 +64,7 @@ export function routineSchema(opts?: ValidationOptions) {
      */
     misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
     /** Name of a registered condition check run before enqueueing. */
-    condition: z.string().min(1).max(200).optional(),
+    condition: boundedString(MAX_HOOK_NAME_LENGTH).min(1).optional(),
     /**
      * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
      * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).
@@ -60,9 +72,9 @@ export function routineSchema(opts?: ValidationOptions) {
     conditionTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
     maxLaunchFailures: z.number().int().positive().default(5),
     status: z.enum(ROUTINE_STATUSES).default('active'),
-    owner: z.string().max(200).optional(),
+    owner: boundedString(MAX_OWNER_LENGTH).optional(),
     system: z.boolean().default(false),
-    labels: z.record(z.string().max(128), z.string().max(1024)).default({}),
+    labels: labelsSchema.default({}),
     /** Optional per-routine overrides of the queue's job defaults. */
     maxAttempts: z.number().int().positive().optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -74,16 +86,9 @@ export function routineSchema(opts?: ValidationOptions) {
      */
     selector: z
       .strictObject({
-        provider: z.string().min(1).max(200),
+        provider: boundedString(MAX_HOOK_NAME_LENGTH).min(1),
         /** Passed to the provider as it is (e.g. `http.candidates` takes `{url, headers?}`); plain JSON. */
-        args: z
-          .record(z.string(), z.unknown())
-          .superRefine((args, ctx) => {
-            for (const issue of checkPayload(args, 64 * 1024)) {
-              ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-            }
-          })
-          .optional(),
+        args: jsonWithin(z.record(z.string(), z.unknown()), MAX_SELECTOR_ARGS_BYTES).optional(),
         maxPerTick: z.number().int().positive().max(100).default(1),
         depthWeight: z.number().nonnegative().max(10).default(0.5),
       })

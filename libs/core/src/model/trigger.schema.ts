@@ -2,21 +2,22 @@ import { z } from 'zod';
 import { checkCron, cronMinGapMs } from './cron-expression';
 import { parseIsoInstant } from './iso-instant';
 import { isValidTimeZone } from '../time/time-zone';
+import { boundedString as bounded, MAX_CRON_LENGTH, MAX_INSTANT_LENGTH, MAX_TZ_LENGTH } from './limits';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
 const positiveInt = z.number().int().positive();
 
 const cronTrigger = z.strictObject({
   kind: z.literal('cron'),
-  cron: z.string(),
-  tz: z.string().optional(),
+  cron: bounded(MAX_CRON_LENGTH),
+  tz: bounded(MAX_TZ_LENGTH).optional(),
 });
 const intervalTrigger = z.strictObject({
   kind: z.literal('interval'),
   everyMs: positiveInt,
   offsetMs: z.number().int().nonnegative().optional(),
 });
-const onceTrigger = z.strictObject({ kind: z.literal('once'), at: z.string() });
+const onceTrigger = z.strictObject({ kind: z.literal('once'), at: bounded(MAX_INSTANT_LENGTH) });
 const manualTrigger = z.strictObject({ kind: z.literal('manual') });
 
 const baseTrigger = z.discriminatedUnion('kind', [cronTrigger, intervalTrigger, onceTrigger, manualTrigger], {
@@ -37,7 +38,8 @@ function seconds(ms: number): string {
 export function triggerSchema(opts?: ValidationOptions) {
   const { minFireIntervalMs: floor } = resolveValidationOptions(opts);
   return baseTrigger.superRefine((t, ctx) => {
-    if (t.kind === 'cron') {
+    // A field over its length limit has its issue already; parsing it would only cost time.
+    if (t.kind === 'cron' && t.cron.length <= MAX_CRON_LENGTH && (t.tz?.length ?? 0) <= MAX_TZ_LENGTH) {
       const check = checkCron(t.cron);
       if (!check.ok) {
         ctx.addIssue({
@@ -74,7 +76,7 @@ export function triggerSchema(opts?: ValidationOptions) {
           message: `${t.offsetMs} must be in [0, everyMs) = [0, ${t.everyMs})`,
         });
       }
-    } else if (t.kind === 'once' && parseIsoInstant(t.at) === undefined) {
+    } else if (t.kind === 'once' && t.at.length <= MAX_INSTANT_LENGTH && parseIsoInstant(t.at) === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['at'],

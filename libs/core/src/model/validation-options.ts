@@ -1,5 +1,3 @@
-import { DEFAULT_MAX_PAYLOAD_BYTES } from './payload.policy';
-
 /** Default floor on how often a routine may fire: once per second. */
 export const DEFAULT_MIN_FIRE_INTERVAL_MS = 1000;
 
@@ -7,8 +5,6 @@ export const DEFAULT_MIN_FIRE_INTERVAL_MS = 1000;
 export interface ValidationOptions {
   /** Refuse triggers that may fire more often than this (ms). Default 1000. */
   minFireIntervalMs?: number;
-  /** Cap on a payload's UTF-8 JSON size (bytes). Default 262144 (256 KiB). */
-  maxPayloadBytes?: number;
   /** Bundle only: queue names that exist outside the bundle (e.g. already in Redis). */
   knownQueues?: readonly string[];
   /** Bundle only: require every routine's `queue` to be defined (in the bundle or `knownQueues`). Default true. */
@@ -22,7 +18,6 @@ export type ResolvedValidationOptions = Required<ValidationOptions>;
 export function resolveValidationOptions(opts: ValidationOptions = {}): ResolvedValidationOptions {
   return {
     minFireIntervalMs: opts.minFireIntervalMs ?? DEFAULT_MIN_FIRE_INTERVAL_MS,
-    maxPayloadBytes: opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
     knownQueues: opts.knownQueues ?? [],
     checkQueueRefs: opts.checkQueueRefs ?? true,
   };
