@@ -18,4 +18,9 @@ export const API_CSP = {
  * apps speak plain HTTP behind a TLS-terminating ingress, which owns HSTS for its host.
  */
 export const securityHeaders = () =>
-  helmet({ strictTransportSecurity: false, contentSecurityPolicy: { useDefaults: false, directives: API_CSP } });
+  helmet({
+    strictTransportSecurity: false,
+    contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
+    // Nothing frames these answers, not even the api's own pages (helmet's default is SAMEORIGIN).
+    xFrameOptions: { action: 'deny' },
+  });
