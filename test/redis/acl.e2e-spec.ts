@@ -158,6 +158,10 @@ describe('Redis ACL users per role', () => {
       expect(await client.getRun(failing)).toMatchObject({ status: 'parked' });
       expect(run).toBeDefined();
       parkedId = failing;
+      // A manual run of a routine, and reading it: the producer reads routines, never writes them.
+      const manual = await client.trigger('tick');
+      expect(await client.waitForRun(manual, { timeoutMs: 20_000 })).toMatchObject({ status: 'succeeded' });
+      expect(await client.getRoutine('tick')).toMatchObject({ def: { jobType: 'http.request' } });
     }, 60_000);
 
     it('the api opens a console session with a token, triggers the routine and pauses the queue', async () => {
