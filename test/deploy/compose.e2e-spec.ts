@@ -37,7 +37,7 @@ function hostEnv(svc: Service, port: number, prefix: string): Record<string, str
   for (const [k, v] of Object.entries(svc.environment ?? {})) {
     env[k] = mounts.find((m) => m.target === v)?.source ?? v;
   }
-  expect(env.REDIS_URL).toBe('redis://redis:6379');
+  expect(env.REDIS_URL).toMatch(/^redis:\/\/(scheduler|worker|api):\$\{DROVER_REDIS_[A-Z]+_PASSWORD\}@redis:6379$/);
   return { ...env, REDIS_URL: testRedisUrl(), DROVER_PREFIX: prefix, PORT: String(port) };
 }
 

@@ -102,7 +102,14 @@ describe('docker/compose.yaml', () => {
     for (const [name, svc] of apps) {
       const env = svc.environment ?? {};
       expect([name, Object.keys(env).filter((k) => !known.has(k))]).toEqual([name, []]);
-      expect([name, env.REDIS_URL, env.DROVER_CONFIG]).toEqual([name, 'redis://redis:6379', '/etc/drover/drover.yaml']);
+      // Each app's own Redis user (docs/redis.md), its password from docker/.env.
+      const role = appOf(svc)!;
+      const password = `\${DROVER_REDIS_${role.toUpperCase()}_PASSWORD}`;
+      expect([name, env.REDIS_URL, env.DROVER_CONFIG]).toEqual([
+        name,
+        `redis://${role}:${password}@redis:6379`,
+        '/etc/drover/drover.yaml',
+      ]);
       // The policy file is the repository's example, read-only.
       expect(mountOf(name, '/etc/drover/drover.yaml')).toEqual({
         source: join(ROOT, 'examples', 'drover.yaml'),
@@ -110,7 +117,8 @@ describe('docker/compose.yaml', () => {
         readOnly: true,
       });
       // Parsed like the apps parse it: no value the schema rejects.
-      expect([name, envSchema.safeParse(env).success]).toEqual([name, true]);
+      const interpolated = { ...env, REDIS_URL: env.REDIS_URL!.replace(password, 'secret') };
+      expect([name, envSchema.safeParse(interpolated).success]).toEqual([name, true]);
     }
     // Instance ids name the processes in leader election and metrics: distinct where set.
     const ids = apps.map(([, s]) => s.environment?.DROVER_INSTANCE_ID).filter(Boolean);
@@ -133,6 +141,7 @@ describe('docker/compose.yaml', () => {
   it('keeps Redis durable (AOF every second) and never evicting, on a named volume, checked by redis-cli ping', () => {
     const redis = compose.services.redis!;
     expect(redis.image).toMatch(/^redis:7(\.|$)/);
+    expect(redis.command!.slice(0, 2)).toEqual(['sh', '/etc/drover/redis/start.sh']);
     const cmd = redis.command!.join(' ');
     for (const flag of ['--appendonly yes', '--appendfsync everysec', '--maxmemory-policy noeviction']) {
       expect(cmd).toContain(flag);
@@ -140,6 +149,26 @@ describe('docker/compose.yaml', () => {
     expect(redis.volumes).toContain('redis-data:/data');
     expect(Object.keys(compose.volumes)).toContain('redis-data');
     expect(redis.healthcheck!.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
+  it('loads the Redis users of scripts/redis-acl.mjs, from passwords compose requires, no admin', () => {
+    const redis = compose.services.redis!;
+    const template = readFileSync(join(ROOT, 'docker', 'redis', 'users.acl.template'), 'utf8');
+    const generated = spawnSync(process.execPath, [join(ROOT, 'scripts', 'redis-acl.mjs'), '--template'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(generated.stdout).toBe(template); // regenerate: node scripts/redis-acl.mjs --template > docker/redis/users.acl.template
+    expect(mountOf('redis', '/etc/drover/redis')).toMatchObject({
+      source: join(ROOT, 'docker', 'redis'),
+      readOnly: true,
+    });
+    for (const role of ['SCHEDULER', 'WORKER', 'API', 'PRODUCER']) {
+      expect(redis.environment![`DROVER_REDIS_${role}_PASSWORD`]).toMatch(
+        new RegExp(`^\\$\\{DROVER_REDIS_${role}_PASSWORD:\\?`),
+      );
+    }
+    expect(JSON.stringify(redis.environment)).not.toMatch(/ADMIN/);
   });
 
   it('publishes ports on loopback only, the api on 3000', () => {

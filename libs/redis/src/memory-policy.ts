@@ -6,12 +6,14 @@ export type MemoryPolicyVerdict =
 
 /**
  * BullMQ loses jobs silently if Redis evicts keys, so anything but `noeviction` deserves a loud
- * warning. Managed Redis often forbids CONFIG; then we can only say we could not check.
+ * warning. Read from `INFO memory`, not CONFIG: Drover's ACL users (docs/redis.md) and managed
+ * Redis forbid CONFIG but allow INFO. When even INFO is refused we can only say we could not check.
  */
 export async function checkMemoryPolicy(client: RedisClient): Promise<MemoryPolicyVerdict> {
   try {
-    const reply = (await client.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
-    const policy = reply[1] ?? 'unknown';
+    const info = (await client.call('INFO', 'memory')) as string;
+    const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+    if (!policy) throw new Error('INFO memory has no maxmemory_policy');
     if (policy === REQUIRED_MEMORY_POLICY) return { ok: true, policy };
     return {
       ok: false,

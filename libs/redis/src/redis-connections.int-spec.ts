@@ -94,13 +94,22 @@ describe('RedisConnections against a real redis-server', () => {
     }
   });
 
-  it('cannot check the policy when CONFIG is forbidden, and says so', async () => {
+  it('checks the policy where CONFIG is forbidden (an ACL user), and says so when even INFO is', async () => {
     const server = await startRedisServer({ extraArgs: ['--rename-command', 'CONFIG', ''] });
-    const conns = new RedisConnections({ kind: 'url', url: server.url, tls: false }, 'test');
+    const admin = new RedisConnections({ kind: 'url', url: server.url, tls: false }, 'test');
+    const url = (user: string) => `redis://${user}:pw@127.0.0.1:${server.port}`;
+    const [withInfo, withoutInfo] = ['with-info', 'without-info'].map(
+      (user) => new RedisConnections({ kind: 'url', url: url(user), tls: false }, 'test'),
+    );
     try {
-      expect(await checkMemoryPolicy(conns.command)).toMatchObject({ ok: 'unknown' });
+      await admin.command.call('ACL', 'SETUSER', 'with-info', 'on', '>pw', '+@all', '-@dangerous', '+info');
+      await admin.command.call('ACL', 'SETUSER', 'without-info', 'on', '>pw', '+@all', '-@dangerous');
+      expect(await checkMemoryPolicy(withInfo!.command)).toEqual({ ok: true, policy: 'noeviction' });
+      const verdict = await checkMemoryPolicy(withoutInfo!.command);
+      expect(verdict).toMatchObject({ ok: 'unknown' });
+      expect(verdict.ok === 'unknown' && verdict.message).toMatch(/NOPERM.*noeviction/);
     } finally {
-      await conns.closeAll();
+      await Promise.all([admin, withInfo!, withoutInfo!].map((c) => c.closeAll()));
       await server.stop();
     }
   });
