@@ -69,7 +69,8 @@ function omittedOf(flat: (string | number)[]): OmittedPart[] {
     const field = PART_OF[String(flat[i])];
     if (field) out.push({ field, bytes: Number(flat[i + 1]) });
   }
-  return out;
+  // In a stable order (the script answers in the hash's own).
+  return out.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
 }
 
 /**
