@@ -196,7 +196,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Parked runs of a queue with their errors, newest parked first */
+    /**
+     * Parked runs of a queue with their errors, newest parked first
+     * @description Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`; `errors` is then cut to the newest attempts): GET /runs/{id} answers a run whole.
+     */
     get: operations['listParked'];
     put?: never;
     post?: never;
@@ -436,7 +439,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The routine's runs, newest first (its newest 1000) */
+    /**
+     * The routine's runs, newest first (its newest 1000)
+     * @description Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): GET /runs/{id} answers a run whole.
+     */
     get: operations['listRoutineRuns'];
     put?: never;
     post?: never;
@@ -495,7 +501,7 @@ export interface paths {
     };
     /**
      * Runs, newest first (filters; cursor paging)
-     * @description Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; `failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000).
+     * @description Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; `failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000). Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`.
      */
     get: operations['listRuns'];
     put?: never;
@@ -779,6 +785,13 @@ export interface components {
       finishedAt?: string;
       /** Format: date-time */
       nextAttemptAt?: string;
+      /** @description Listings only: parts of the run left out of this item (or, for `errors`, cut to the newest attempts) because they are longer than 16 KiB; GET /runs/{id} answers the run whole */
+      omitted?: {
+        /** @enum {string} */
+        field: 'payload' | 'result' | 'errors' | 'progress' | 'error';
+        /** @description Its size as stored (for a payload: about) */
+        bytes: number;
+      }[];
     };
     QueuePolicy: {
       name: string;
@@ -1849,6 +1862,7 @@ export interface operations {
       query?: {
         page_size?: number;
         page_token?: string;
+        include?: 'payload';
         jobType?: string;
         routine?: string;
         error?: string;
@@ -3623,6 +3637,7 @@ export interface operations {
       query?: {
         status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
         page_size?: number;
+        include?: 'payload';
       };
       header?: never;
       path: {
@@ -3896,6 +3911,7 @@ export interface operations {
         jobType?: string;
         page_size?: number;
         page_token?: string;
+        include?: 'payload';
       };
       header?: never;
       path?: never;

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RedisClient } from './redis-connections';
 
-/** Drover's Lua scripts, named `<command>-<numKeys>.lua` as BullMQ names its own. */
+/**
+ * Drover's Lua scripts, named `<command>-<numKeys>.lua` as BullMQ names its own; `n` for a script
+ * that takes any number of keys (the caller passes the count first, as with EVAL).
+ */
 const SCRIPT_FILES = [
   'leaderAcquire-2',
   'leaderRenew-1',
@@ -16,9 +19,13 @@ const SCRIPT_FILES = [
   'putRoutine-3',
   'removeRoutine-6',
   'putTombstone-2',
+  'readLeanJobs-n',
 ] as const;
 
-export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${number}` ? N : never;
+export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
+
+/** One job hash as {@link DroverScripts.readLeanJobs} answers it: fields and values, then what it left out. */
+export type LeanJobReply = [hash: string[], omitted: (string | number)[]];
 
 /** Negative replies of our scripts, mapped to meaning (as BullMQ's ErrorCode does). */
 export enum ScriptCode {
@@ -88,6 +95,8 @@ export interface DroverScripts {
     id: string,
     keyPrefix: string,
   ): Promise<number>;
+  /** `numKeys` job keys of one queue, then the inline cap in bytes (see readLeanJobs-n.lua). */
+  readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
 }
 
 const defined = new WeakSet<object>();
@@ -101,7 +110,7 @@ export function withDroverScripts(client: RedisClient): RedisClient & DroverScri
     for (const file of SCRIPT_FILES) {
       const [name, keys] = file.split('-') as [string, string];
       const lua = readFileSync(join(__dirname, 'lua', `${file}.lua`), 'utf8');
-      client.defineCommand(name, { numberOfKeys: Number(keys), lua });
+      client.defineCommand(name, keys === 'n' ? { lua } : { numberOfKeys: Number(keys), lua });
     }
     defined.add(client);
   }

@@ -11,6 +11,7 @@ export * from './runs/run-ids';
 export * from './runs/run-index';
 export * from './runs/run-job-data';
 export * from './runs/run-listing';
+export * from './runs/lean-jobs';
 export * from './runs/run-tombstones';
 export * from './runs/run-view';
 export * from './runs/run-waiter';

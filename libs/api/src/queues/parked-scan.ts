@@ -13,18 +13,20 @@ const BATCH = 500;
 
 /**
  * Walks a queue's parked area newest first from `from` (or from the filter's `before`), reading
- * it in batches, and stops at the filter's `after`: time bounds narrow the walk itself, the
- * other fields are checked run by run.
+ * it in batches (the first of `firstBatch` runs, each next one twice as large up to 500, so a
+ * page reads little more than it shows), and stops at the filter's `after`: time bounds narrow
+ * the walk itself, the other fields are checked run by run.
  */
 export async function* walkParked(
   runs: RunStore,
   queue: string,
   filter: ParkedFilter,
   from?: ParkedCursor,
+  firstBatch = BATCH,
 ): AsyncGenerator<ParkedStep> {
   let after = from ?? (filter.before !== undefined ? { parkedAt: filter.before, id: '' } : undefined);
-  for (;;) {
-    const page = await runs.pageParked(queue, { after, limit: BATCH });
+  for (let batch = Math.min(BATCH, Math.max(1, firstBatch)); ; batch = Math.min(BATCH, batch * 2)) {
+    const page = await runs.pageParked(queue, { after, limit: batch });
     for (const [i, { run, at }] of page.items.entries()) {
       if (filter.after !== undefined && at.parkedAt <= filter.after) return;
       const more = i < page.items.length - 1 || page.next !== undefined;
@@ -48,7 +50,7 @@ export async function pageOfParked(
 ): Promise<{ runs: ParkedRun[]; next?: ParkedCursor }> {
   const out: ParkedRun[] = [];
   let scanned = 0;
-  for await (const step of walkParked(runs, queue, filter, opts.from)) {
+  for await (const step of walkParked(runs, queue, filter, opts.from, opts.size)) {
     scanned++;
     if (step.matches) out.push(step.run);
     if (out.length >= opts.size || scanned >= opts.maxScan) return { runs: out, ...(step.more && { next: step.at }) };

@@ -8,7 +8,7 @@ import { ApiRoute, In } from '../http/api-route.decorator';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
-import { toApiRun } from '../runs/run-schema';
+import { includeQuery, toApiListItem } from '../runs/run-schema';
 import { BULK_RATES, ParkedOperations } from './parked-operations.service';
 import { compileParkedFilter, parkedFilterSchema } from './parked-filter';
 import { decodeParkedToken, encodeParkedToken, pageOfParked } from './parked-scan';
@@ -46,12 +46,16 @@ const listParked = route({
   method: 'GET',
   path: ':name/parked',
   summary: 'Parked runs of a queue with their errors, newest parked first',
+  description:
+    'Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`; `errors` ' +
+    'is then cut to the newest attempts): GET /runs/{id} answers a run whole.',
   tag: 'queues',
   role: 'viewer',
   params: queueParams,
   query: z.strictObject({
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
     page_token: z.string().max(2000).optional(),
+    include: includeQuery,
     ...parkedFilterSchema.shape,
   }),
   responses: {
@@ -143,14 +147,17 @@ export class ParkedController {
         { path: 'query.page_token', message },
       ]);
     }
-    const { page_size: _size, page_token: _token, ...filterInput } = query;
+    const { page_size: _size, page_token: _token, include, ...filterInput } = query;
     const filter = compileParkedFilter(filterInput);
     const page = await pageOfParked(this.runs, params.name, filter, {
       from,
       size: query.page_size,
       maxScan: Math.max(MAX_SCAN_PER_PAGE, query.page_size),
     });
-    return { items: page.runs.map(toApiRun), ...(page.next && { next_page_token: encodeParkedToken(page.next) }) };
+    return {
+      items: page.runs.map((r) => toApiListItem(r, include)),
+      ...(page.next && { next_page_token: encodeParkedToken(page.next) }),
+    };
   }
 
   @ApiRoute(replayParked)

@@ -14,7 +14,7 @@ import { RoutineStatsStore, RunStore } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoInstantInput, isoOf } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
-import { toApiRun } from '../runs/run-schema';
+import { includeQuery, toApiListItem } from '../runs/run-schema';
 import { nameParams, PreviewSchema, RoutineRunPageSchema, StatsSchema } from './routine-schemas';
 import { lastRunOf } from './routine-view';
 import { RoutinesService } from './routines.service';
@@ -39,12 +39,16 @@ const listRoutineRuns = route({
   method: 'GET',
   path: ':name/runs',
   summary: "The routine's runs, newest first (its newest 1000)",
+  description:
+    'Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): ' +
+    'GET /runs/{id} answers a run whole.',
   tag: 'routines',
   role: 'viewer',
   params: nameParams,
   query: z.strictObject({
     status: z.enum(RUN_STATUSES).optional(),
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
+    include: includeQuery,
   }),
   responses: {
     200: { description: 'Runs', schema: RoutineRunPageSchema },
@@ -103,7 +107,7 @@ export class RoutineInsightsController {
   async listRuns(@In() { params, query }: RouteInput<typeof listRoutineRuns>) {
     await this.routines.require(params.name);
     const runs = await this.runs.listByRoutine(params.name, { limit: query.page_size, status: query.status });
-    return { items: runs.map(toApiRun) };
+    return { items: runs.map((r) => toApiListItem(r, query.include)) };
   }
 
   @ApiRoute(routineStats)

@@ -15,8 +15,10 @@ export interface RunListQuery {
 
 /**
  * `GET /runs`: the store's newest-first listings (a routine's index, or the queues' jobs) cut into
- * pages by a cursor. A page reads what the pages before it read plus one page (never more than
- * the 1000 newest), so paging deeper costs more and ends at the listing's ceiling.
+ * pages by a cursor. A page lists the references of what the pages before it listed plus one page
+ * (never more than the 1000 newest), so paging deeper costs more and ends at the listing's
+ * ceiling; but it reads only the runs after the cursor that it shows (plus those a filter refuses),
+ * each lean (see readLeanJobs): a page of 100 runs with 512 KiB payloads loads no payload.
  */
 @Injectable()
 export class RunListing {
@@ -35,17 +37,28 @@ export class RunListing {
     }
     if (q.queue !== undefined) await this.requireQueue(q.queue);
     const depth = listingDepth(cursor, q.pageSize);
-    const listing =
-      q.routine !== undefined
-        ? await this.runs.listByRoutine(q.routine, { limit: depth, ...(q.status && { status: q.status }) })
-        : await this.runs.listRecent({
-            limit: depth,
-            ...(q.queue && { queue: q.queue }),
-            ...(q.status && { status: q.status }),
-          });
     const keep = (v: RunView) =>
-      (q.jobType === undefined || v.jobType === q.jobType) && (q.queue === undefined || v.queue === q.queue);
-    const page = pageOfRuns(listing, { ...(cursor && { cursor }), pageSize: q.pageSize, depth, keep });
+      (q.status === undefined || v.status === q.status) &&
+      (q.jobType === undefined || v.jobType === q.jobType) &&
+      (q.queue === undefined || v.queue === q.queue);
+    const paging = { ...(cursor && { cursor }), pageSize: q.pageSize, depth, keep };
+    // References first (ids and creation times), then only the runs the page shows, each read lean.
+    const page =
+      q.routine !== undefined
+        ? await pageOfRuns(await this.runs.routineRunRefs(q.routine, depth), {
+            ...paging,
+            load: (refs) => this.runs.loadRuns(refs),
+          })
+        : await pageOfRuns(
+            (
+              await this.runs.recentRunRefs({
+                limit: depth,
+                ...(q.queue && { queue: q.queue }),
+                ...(q.status && { status: q.status }),
+              })
+            ).slice(0, depth),
+            { ...paging, load: (refs) => this.runs.loadRecent(refs) },
+          );
     return { items: page.items, ...(page.next && { next: encodeCursor(page.next) }) };
   }
 

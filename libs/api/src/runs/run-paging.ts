@@ -39,26 +39,47 @@ export function listingDepth(cursor: RunCursor | undefined, pageSize: number): n
   return Math.min(MAX_LISTING_DEPTH, (cursor?.seen ?? 0) + pageSize);
 }
 
+/** An entry of a newest-first listing: a run, or a reference to one not read yet. */
+export type ListingEntry = Pick<RunView, 'createdAt' | 'id'>;
+
 /**
  * One page of a newest-first listing: the runs after `cursor` that pass `keep`, at most
  * `pageSize`, and the cursor of the next page — given when the page is full, or when the read
- * was cut at `depth` (more runs may follow) and the listing ceiling is not reached. Pure.
+ * was cut at `depth` (more runs may follow) and the listing ceiling is not reached. Entries are
+ * turned into runs by `load` (default: they are runs) as the page needs them, at most as many at a
+ * time as the page still lacks, so a page reads the runs it shows (and those `keep` refuses), never
+ * the whole listing; an entry `load` answers undefined for (gone meanwhile) is skipped.
  */
-export function pageOfRuns(
-  listing: RunView[],
-  opts: { cursor?: RunCursor; pageSize: number; depth: number; keep?: (v: RunView) => boolean },
-): { items: RunView[]; next?: RunCursor } {
+export async function pageOfRuns<E extends ListingEntry>(
+  listing: E[],
+  opts: {
+    cursor?: RunCursor;
+    pageSize: number;
+    depth: number;
+    keep?: (v: RunView) => boolean;
+    load?: (entries: E[]) => Promise<(RunView | undefined)[]>;
+  },
+): Promise<{ items: RunView[]; next?: RunCursor }> {
   const items: RunView[] = [];
-  let last: { run: RunView; index: number } | undefined;
-  for (let i = 0; i < listing.length && items.length < opts.pageSize; i++) {
-    const run = listing[i]!;
-    if (opts.cursor && !isOlder(run, opts.cursor)) continue;
-    last = { run, index: i };
-    if (!opts.keep || opts.keep(run)) items.push(run);
+  const load = opts.load ?? ((entries: E[]) => Promise.resolve(entries as unknown as RunView[]));
+  let last: { entry: E; index: number } | undefined;
+  for (let i = 0; i < listing.length && items.length < opts.pageSize;) {
+    const batch: { entry: E; index: number }[] = [];
+    for (; i < listing.length && batch.length < opts.pageSize - items.length; i++) {
+      const entry = listing[i]!;
+      if (!opts.cursor || isOlder(entry, opts.cursor)) batch.push({ entry, index: i });
+    }
+    if (!batch.length) break;
+    const runs = await load(batch.map((b) => b.entry));
+    batch.forEach((b, k) => {
+      last = b;
+      const run = runs[k];
+      if (run && (!opts.keep || opts.keep(run))) items.push(run);
+    });
   }
   const full = items.length === opts.pageSize;
   const cut = listing.length >= opts.depth && opts.depth < MAX_LISTING_DEPTH;
   const moreAfterLast = last !== undefined && last.index < listing.length - 1;
   if (!last || !((full && (moreAfterLast || cut)) || (!full && cut))) return { items };
-  return { items, next: { createdAt: last.run.createdAt, id: last.run.id, seen: last.index + 1 } };
+  return { items, next: { createdAt: last.entry.createdAt, id: last.entry.id, seen: last.index + 1 } };
 }

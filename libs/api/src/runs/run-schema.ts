@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RUN_SOURCES, RUN_STATUSES } from '@drover/core';
-import type { AttemptRecord, RunView } from '@drover/store';
+import { INLINE_CAP_BYTES, type AttemptRecord, type RunView } from '@drover/store';
 import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
 
@@ -52,6 +52,18 @@ export const RunSchema = named(
     startedAt: iso.optional(),
     finishedAt: iso.optional(),
     nextAttemptAt: iso.optional(),
+    omitted: z
+      .array(
+        z.object({
+          field: z.enum(['payload', 'result', 'errors', 'progress', 'error']),
+          bytes: z.number().int().describe('Its size as stored (for a payload: about)'),
+        }),
+      )
+      .optional()
+      .describe(
+        `Listings only: parts of the run left out of this item (or, for \`errors\`, cut to the newest attempts) ` +
+          `because they are longer than ${INLINE_CAP_BYTES / 1024} KiB; GET /runs/{id} answers the run whole`,
+      ),
   }),
   'A run: one execution of a job (its status, attempts, errors with stacks, progress and times)',
 );
@@ -67,6 +79,32 @@ function attemptOf(a: AttemptRecord): z.infer<typeof RunAttemptSchema> {
     failedAt: isoOf(a.failedAt),
     ...(a.worker !== undefined && { worker: a.worker }),
   };
+}
+
+/** What a listing's `include` query parameter may ask for besides the default fields. */
+export const LIST_INCLUDES = ['payload'] as const;
+
+/** The `include` query parameter of the run listings. */
+export const includeQuery = z
+  .enum(LIST_INCLUDES)
+  .optional()
+  .describe(
+    `\`payload\`: list items carry each run's payload (those up to ${INLINE_CAP_BYTES / 1024} KiB; a longer one is ` +
+      'named in `omitted` — read it with GET /runs/{id}). Without it, list items have no payload.',
+  );
+
+/**
+ * A run as a listing shows it: without its payload unless `include` asks for it (a listing reads
+ * runs lean, so a long payload is not there to show anyway: `omitted` says so). Pure.
+ */
+export function toApiListItem(v: RunView, include?: (typeof LIST_INCLUDES)[number]): ApiRun {
+  const run = toApiRun(v);
+  if (include === 'payload') return run;
+  delete run.payload;
+  const omitted = run.omitted?.filter((o) => o.field !== 'payload');
+  if (omitted?.length) run.omitted = omitted;
+  else delete run.omitted;
+  return run;
 }
 
 /** The API's run from the store's view (field by field: nothing the schema lacks can leak). Pure. */
@@ -105,5 +143,6 @@ export function toApiRun(v: RunView): ApiRun {
     ...optIso('startedAt', v.startedAt),
     ...optIso('finishedAt', v.finishedAt),
     ...optIso('nextAttemptAt', v.nextAttemptAt),
+    ...(v.omitted?.length && { omitted: v.omitted.map((o) => ({ field: o.field, bytes: o.bytes })) }),
   };
 }

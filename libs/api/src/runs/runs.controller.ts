@@ -11,7 +11,7 @@ import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { RunEventStreams } from './run-event-stream.service';
 import { RunListing } from './run-listing.service';
-import { RunSchema, toApiRun } from './run-schema';
+import { includeQuery, RunSchema, toApiListItem, toApiRun } from './run-schema';
 
 const runParams = z.strictObject({ id: z.string().min(1).max(256) });
 
@@ -22,7 +22,9 @@ const listRuns = route({
   summary: 'Runs, newest first (filters; cursor paging)',
   description:
     'Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; ' +
-    '`failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000).',
+    '`failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000). ' +
+    'Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): ' +
+    'GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`.',
   tag: 'runs',
   role: 'viewer',
   query: z.strictObject({
@@ -32,6 +34,7 @@ const listRuns = route({
     jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH).optional(),
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
     page_token: z.string().min(1).max(1024).optional(),
+    include: includeQuery,
   }),
   responses: {
     200: {
@@ -117,7 +120,10 @@ export class RunsController {
       pageSize: query.page_size,
       ...(query.page_token !== undefined && { pageToken: query.page_token }),
     });
-    return { items: page.items.map(toApiRun), ...(page.next && { next_page_token: page.next }) };
+    return {
+      items: page.items.map((r) => toApiListItem(r, query.include)),
+      ...(page.next && { next_page_token: page.next }),
+    };
   }
 
   @ApiRoute(getRun)

@@ -1,11 +1,10 @@
-import type { Job } from 'bullmq';
 import type { Retention } from '@drover/core';
 import type { RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
 import { readJobWithState } from './job-with-state';
+import { readLeanJobs, type LeanJob } from './lean-jobs';
 import { priorityValueOfBull, replayRunId } from './run-ids';
-import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
 import { runFromJob, type RunView } from './run-view';
 import type { NewRun } from './run-writer';
@@ -75,10 +74,17 @@ export class ParkedRuns {
   async list(queue: string, opts: { limit?: number; offset?: number } = {}): Promise<ParkedRun[]> {
     const offset = Math.max(0, opts.offset ?? 0);
     const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
-    const jobs = (await this.deps.bull.get(queue).getFailed(offset, offset + limit - 1)) as Job<RunJobData>[];
-    return jobs.flatMap((job) => {
-      const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
-      return view ? [view as ParkedRun] : [];
+    const ids = await this.deps.bull.get(queue).getRanges(['failed'], offset, offset + limit - 1, false);
+    return (await this.readLean(queue, ids)).flatMap((run) => (run ? [run] : []));
+  }
+
+  /** Parked runs read lean, as listings read them (see readLeanJobs); undefined for one gone meanwhile. */
+  private async readLean(queue: string, ids: string[]): Promise<(ParkedRun | undefined)[]> {
+    const jobs = await readLeanJobs(this.deps.redis, this.deps.bull, queue, ids);
+    return jobs.map((lean: LeanJob | undefined) => {
+      const view = lean && (runFromJob(queue, lean.job, 'failed') as ParkedRun | undefined);
+      if (view && lean.omitted.length) view.omitted = lean.omitted;
+      return view;
     });
   }
 
@@ -108,12 +114,11 @@ export class ParkedRuns {
       for (let i = 0; i + 1 < rows.length; i += 2) entries.push({ id: rows[i]!, parkedAt: Number(rows[i + 1]) });
     }
     const taken = entries.slice(0, limit);
-    const q = this.deps.bull.get(queue);
-    const jobs = (await Promise.all(taken.map((e) => q.getJob(e.id)))) as (Job<RunJobData> | undefined)[];
-    const items = jobs.flatMap((job, i) => {
-      const view = job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, 'failed') : undefined;
-      return view ? [{ run: view as ParkedRun, at: taken[i]! }] : [];
-    });
+    const runs = await this.readLean(
+      queue,
+      taken.map((e) => e.id),
+    );
+    const items = runs.flatMap((run, i) => (run ? [{ run, at: taken[i]! }] : []));
     return { items, ...(entries.length > limit && { next: taken[taken.length - 1] }) };
   }
 

@@ -1,7 +1,9 @@
-import type { Job, JobState } from 'bullmq';
+import type { JobState } from 'bullmq';
 import type { RunStatus } from '@drover/core';
+import type { RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
-import type { RunJobData } from './run-job-data';
+import { readLeanJobs } from './lean-jobs';
+import type { RunRef } from './run-index';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
 
 /** Which BullMQ states can hold a run of each status (`failed` and `skipped` runs have no job). */
@@ -25,28 +27,107 @@ export interface QueueRunsQuery {
   limit?: number;
 }
 
+/** A run held in a job, as a listing first sees it (before reading the job): where, since when, in which state. */
+export interface QueueRunRef extends RunRef {
+  state: BullJobState;
+}
+
+const newestFirst = (a: RunRef, b: RunRef) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
 /**
- * Runs held in the given queues' BullMQ jobs, newest first (by creation, then id). Reads at most
- * `limit` jobs per queue and state — the newest of each state in BullMQ's own order — so a
- * listing is bounded however large the queues are. Runs that have no job (canceled before they
- * started, skipped fires, replayed parked runs) are not listed here; a routine's listing has them.
+ * The runs held in the given queues' jobs, newest first (by creation, then id), as references:
+ * the newest `limit` ids of each queue and state in BullMQ's own order, with each job's creation time. No
+ * job is read whole, so a page reads only the runs it shows ({@link loadQueueRuns}). The ids of a
+ * state are read before the job, so a job read later is at least as new as that state (see
+ * readJobWithState). `status` narrows the states read; a run in one of them may still have
+ * another status (a delayed job is `scheduled` or a retry `queued`), which only its job tells.
  */
-export async function listQueueRuns(bull: BullQueues, queues: string[], query: QueueRunsQuery): Promise<RunView[]> {
+export async function listQueueRunRefs(
+  redis: RedisClient,
+  bull: BullQueues,
+  queues: string[],
+  query: QueueRunsQuery,
+): Promise<QueueRunRef[]> {
   const limit = Math.min(Math.max(1, query.limit ?? 50), 1000);
   const states = query.status ? STATES_OF[query.status] : ALL_STATES;
-  const reads = queues.flatMap((queue) =>
-    states.map(async (state) => {
-      // BullMQ reads the ids in `state` first and each job's hash after them, so every hash is at
-      // least as new as the state it is shown with (see readJobWithState).
-      const jobs = (await bull.get(queue).getJobs([state], 0, limit - 1, false)) as Job<RunJobData>[];
-      return jobs.map((job) =>
-        job?.id ? runFromJob(queue, job as Job<RunJobData> & { id: string }, state) : undefined,
+  const perQueue = await Promise.all(
+    queues.map(async (queue) => {
+      const q = bull.get(queue);
+      const ids = await Promise.all(states.map((state) => q.getRanges([state], 0, limit - 1, false)));
+      const seen = new Set<string>();
+      const refs = ids.flatMap((list, s) =>
+        list
+          .filter((id) => !seen.has(id) && seen.add(id))
+          .map((id) => ({ queue, id, state: states[s]!, createdAt: 0 })),
       );
+      if (!refs.length) return [];
+      // `timestamp` (creation, epoch ms) is named alike in BullMQ's job hash and its public Job.
+      const pipe = redis.pipeline();
+      for (const r of refs) pipe.hget(q.toKey(r.id), 'timestamp');
+      const times = (await pipe.exec()) ?? [];
+      return refs.flatMap((r, i) => {
+        const at = Number(times[i]?.[1]);
+        return Number.isFinite(at) && times[i]?.[1] !== null ? [{ ...r, createdAt: at }] : [];
+      });
     }),
   );
-  const views = (await Promise.all(reads))
-    .flat()
-    .filter((v): v is RunView => !!v && (!query.status || v.status === query.status));
-  views.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  return views.slice(0, limit);
+  return perQueue.flat().sort(newestFirst);
+}
+
+/**
+ * The views of `refs` (in order; undefined for a run whose job is gone or changed state), each
+ * read lean: no value over the inline cap leaves Redis (see readLeanJobs), and `omitted` says
+ * what was left out.
+ */
+export async function loadQueueRuns(
+  redis: RedisClient,
+  bull: BullQueues,
+  refs: readonly QueueRunRef[],
+): Promise<(RunView | undefined)[]> {
+  const out: (RunView | undefined)[] = new Array<RunView | undefined>(refs.length);
+  const byQueue = new Map<string, number[]>();
+  refs.forEach((r, i) => byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), i]));
+  await Promise.all(
+    [...byQueue].map(async ([queue, at]) => {
+      const jobs = await readLeanJobs(
+        redis,
+        bull,
+        queue,
+        at.map((i) => refs[i]!.id),
+      );
+      jobs.forEach((lean, k) => {
+        const i = at[k]!;
+        const view = lean && runFromJob(queue, lean.job, refs[i]!.state);
+        if (view && lean.omitted.length) view.omitted = lean.omitted;
+        out[i] = view;
+      });
+    }),
+  );
+  return out;
+}
+
+/**
+ * Runs held in the given queues' BullMQ jobs, newest first (by creation, then id): up to `limit`
+ * of them, from the newest `limit` of each queue and state, so a listing is bounded however large
+ * the queues are. Jobs are read lean, a batch at a time, only as far as the listing needs. Runs
+ * that have no job (canceled before they started, skipped fires, replayed parked runs) are not
+ * listed here; a routine's listing has them.
+ */
+export async function listQueueRuns(
+  redis: RedisClient,
+  bull: BullQueues,
+  queues: string[],
+  query: QueueRunsQuery,
+): Promise<RunView[]> {
+  const limit = Math.min(Math.max(1, query.limit ?? 50), 1000);
+  const refs = await listQueueRunRefs(redis, bull, queues, query);
+  const out: RunView[] = [];
+  for (let i = 0; i < refs.length && out.length < limit;) {
+    const batch = refs.slice(i, i + (limit - out.length));
+    i += batch.length;
+    for (const v of await loadQueueRuns(redis, bull, batch)) {
+      if (v && (!query.status || v.status === query.status)) out.push(v);
+    }
+  }
+  return out.slice(0, limit);
 }

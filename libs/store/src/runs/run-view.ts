@@ -1,5 +1,6 @@
 import type { ParkReason, Run, RunStatus } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
+import type { OmittedPart } from './lean-jobs';
 import { priorityValueOfBull } from './run-ids';
 import { isCanceledMarker, type RunJobData } from './run-job-data';
 
@@ -16,6 +17,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   replayedAs?: string;
   /** A selector routine's candidate key this run serves. */
   key?: string;
+  /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
+  omitted?: OmittedPart[];
 };
 
 /** BullMQ's job states as `Job.getState()` / `Queue.getJobState()` report them. */

@@ -6,10 +6,10 @@ import type { QueueRegistry } from '../queues/queue-registry.store';
 import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RunIndex, type RunRef } from './run-index';
-import { listQueueRuns, type QueueRunsQuery } from './run-listing';
+import { listQueueRunRefs, listQueueRuns, loadQueueRuns, type QueueRunRef, type QueueRunsQuery } from './run-listing';
 import { RunTombstones } from './run-tombstones';
 import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-with-state';
-import { runFromJob, type RunView } from './run-view';
+import { runFromJob, type BullJobState, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
@@ -140,17 +140,38 @@ export class RunStore {
     return Promise.all(ids.map((id) => this.get(id)));
   }
 
-  private async viewOf(ref: RunRef): Promise<RunView | undefined> {
-    return (await this.viewIn(ref.queue, ref.id)) ?? (await this.tombstones.get(ref.id));
+  /** The newest `limit` (at most 1000) runs in a routine's index, newest first, without reading them. */
+  routineRunRefs(routine: string, limit: number): Promise<RunRef[]> {
+    return this.index.recent(routine, 0, Math.min(Math.max(1, limit), 1000));
   }
 
-  /** A routine's runs, newest first (from its index of the newest 1000). */
+  /**
+   * The views of indexed runs (in order; undefined for one that is gone without a record), each
+   * job read lean (see readLeanJobs: no value over the inline cap is loaded; `omitted` says what
+   * was left out). Each run's state is read before its job (see readJobWithState).
+   */
+  async loadRuns(refs: readonly RunRef[]): Promise<(RunView | undefined)[]> {
+    const states = await Promise.all(refs.map((r) => this.bull.get(r.queue).getJobState(r.id)));
+    const live: QueueRunRef[] = [];
+    const at: number[] = [];
+    refs.forEach((r, i) => {
+      if (states[i] === 'unknown') return;
+      live.push({ ...r, state: states[i] as BullJobState });
+      at.push(i);
+    });
+    const views = await loadQueueRuns(this.redis, this.bull, live);
+    const out: (RunView | undefined)[] = new Array<RunView | undefined>(refs.length);
+    views.forEach((v, k) => (out[at[k]!] = v));
+    return Promise.all(refs.map(async (r, i) => out[i] ?? (await this.tombstones.get(r.id))));
+  }
+
+  /** A routine's runs, newest first (from its index of the newest 1000), each read lean (see {@link loadRuns}). */
   async listByRoutine(routine: string, opts: { limit?: number; status?: RunView['status'] } = {}): Promise<RunView[]> {
     const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
     const out: RunView[] = [];
     for (let offset = 0; out.length < limit; offset += 100) {
       const refs = await this.index.recent(routine, offset, 100);
-      const views = await Promise.all(refs.map((r) => this.viewOf(r)));
+      const views = await this.loadRuns(refs);
       for (const v of views) if (v && (!opts.status || v.status === opts.status) && out.length < limit) out.push(v);
       if (refs.length < 100) break;
     }
@@ -162,10 +183,24 @@ export class RunStore {
    * what is and is not listed. Throws UnknownQueueError for an undefined `queue`.
    */
   async listRecent(query: QueueRunsQuery & { queue?: string } = {}): Promise<RunView[]> {
-    const queues = query.queue
-      ? [(await this.registry.require(query.queue)).name]
-      : (await this.registry.list()).map((r) => r.def.name);
-    return listQueueRuns(this.bull, queues, query);
+    return listQueueRuns(this.redis, this.bull, await this.queuesOf(query.queue), query);
+  }
+
+  /**
+   * {@link listRecent} as references, none read yet (see listQueueRunRefs): a page then reads
+   * only the runs it shows, with {@link loadRecent}.
+   */
+  async recentRunRefs(query: QueueRunsQuery & { queue?: string } = {}): Promise<QueueRunRef[]> {
+    return listQueueRunRefs(this.redis, this.bull, await this.queuesOf(query.queue), query);
+  }
+
+  /** The views of {@link recentRunRefs}, read lean (undefined for a run gone or moved meanwhile). */
+  loadRecent(refs: readonly QueueRunRef[]): Promise<(RunView | undefined)[]> {
+    return loadQueueRuns(this.redis, this.bull, refs);
+  }
+
+  private async queuesOf(queue?: string): Promise<string[]> {
+    return queue ? [(await this.registry.require(queue)).name] : (await this.registry.list()).map((r) => r.def.name);
   }
 
   /**
@@ -175,7 +210,8 @@ export class RunStore {
    */
   async openRunsOfRoutine(routine: string, opts: { readOnly?: boolean } = {}): Promise<RunView[]> {
     const refs = await this.index.openCandidates(routine);
-    const views = await Promise.all(refs.map((r) => this.viewOf(r)));
+    // Up to 1000 candidates: read lean, like a listing (their payloads are not needed here).
+    const views = await this.loadRuns(refs);
     if (!opts.readOnly) {
       const now = this.now();
       const ended = refs.filter((r, i) => {
