@@ -37,6 +37,8 @@ export interface ApiClusterOptions {
   /** No tokens file: development mode. */
   devMode?: boolean;
   env?: Record<string, string>;
+  /** Environment of the api process only. */
+  apiEnv?: Record<string, string>;
 }
 
 /**
@@ -49,6 +51,8 @@ export class ApiCluster {
     operator: `o-${randomBytes(16).toString('hex')}`,
     admin: `a-${randomBytes(16).toString('hex')}`,
   };
+  /** The api's DROVER_API_TOKENS_FILE (unset in development mode); tests may rewrite it. */
+  tokensFile?: string;
   api!: AppProcess;
   scheduler?: AppProcess;
   worker?: AppProcess;
@@ -57,7 +61,10 @@ export class ApiCluster {
 
   static async start(label: string, opts: ApiClusterOptions = {}): Promise<ApiCluster> {
     const c = new ApiCluster(new TestCluster(opts.policy, opts.env ?? {}, label));
-    const apiEnv: Record<string, string> = { DROVER_API_RATE_LIMIT: String(opts.rateLimitPerMinute ?? 0) };
+    const apiEnv: Record<string, string> = {
+      DROVER_API_RATE_LIMIT: String(opts.rateLimitPerMinute ?? 0),
+      ...opts.apiEnv,
+    };
     if (!opts.devMode) {
       const file = join(mkdtempSync(join(tmpdir(), 'drover-tokens-')), 'tokens.yaml');
       const tokens = (Object.entries(c.tokens) as [ApiRole, string][]).map(([role, token]) => ({
@@ -67,6 +74,7 @@ export class ApiCluster {
       }));
       writeFileSync(file, stringify({ tokens }));
       apiEnv.DROVER_API_TOKENS_FILE = file;
+      c.tokensFile = file;
     }
     const [api, scheduler, worker] = await Promise.all([
       c.cluster.start('api', `${label}-api`, apiEnv),
