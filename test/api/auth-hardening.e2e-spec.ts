@@ -243,6 +243,16 @@ describe('console sessions and event streams follow the tokens file (real api)',
     await adminBearer.waitForEnd(10_000);
   }, 60_000);
 
+  it('re-reads the file at once on SIGHUP, and keeps serving', async () => {
+    const before = (api.api.output().match(/"why":"SIGHUP"/g) ?? []).length;
+    process.kill(api.api.pid, 'SIGHUP');
+    await waitFor('the SIGHUP reload', () => (api.api.output().match(/"why":"SIGHUP"/g) ?? []).length > before, {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+    });
+    expect((await api.call('GET', '/queues', { as: 'operator' })).status).toBe(200);
+  });
+
   it('keeps the tokens it has when the file is rewritten with a mistake', async () => {
     const before = (api.api.output().match(/tokens file not reloaded/g) ?? []).length;
     writeFileSync(api.tokensFile!, 'tokens: [ { name: x, role: root } ]\n');
