@@ -1,4 +1,5 @@
 /** docker/compose.yaml as data, for the compose tests: merge keys resolved, paths made absolute. */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -28,6 +29,9 @@ export interface Service {
   stop_grace_period?: string;
   read_only?: boolean;
   cap_drop?: string[];
+  entrypoint?: string[];
+  network_mode?: string;
+  restart?: string;
 }
 
 export interface Compose {
@@ -72,4 +76,18 @@ export function defaultPort(app: string): number {
   return Number(m[1]);
 }
 
-export const DEV_TOKEN = 'drover-compose-dev-only';
+/** docker/tokens-init.sh: the compose stack's one-shot that makes the api's tokens (see compose.yaml). */
+export const TOKENS_INIT = join(COMPOSE_DIR, 'tokens-init.sh');
+
+/**
+ * Runs docker/tokens-init.sh as the stack runs it (sh, its compose command or `args`), with its
+ * volume at `dir`; answers the exit code, the output and the token it printed, if any.
+ */
+export function runTokensInit(dir: string, args: string[] = []): { code: number; output: string; token?: string } {
+  const res = spawnSync('sh', [TOKENS_INIT, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DROVER_TOKENS_DIR: dir },
+    encoding: 'utf8',
+  });
+  const output = `${res.stdout}${res.stderr}`;
+  return { code: res.status ?? -1, output, token: /^ {2}([0-9a-f]{64})$/m.exec(res.stdout)?.[1] };
+}

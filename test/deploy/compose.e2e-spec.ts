@@ -3,14 +3,14 @@
  * service's command and environment, started from the image's file set (scripts/image-fileset.mjs),
  * with its bind mounts read from their host paths and REDIS_URL pointed at this run's Redis. Then
  * each service's healthcheck runs as Docker runs it (exec in the container), the api is called
- * from outside with the documented dev-only token, and SIGTERM drains each within its
- * stop_grace_period.
+ * from outside with the admin token tokens-init made (its script run as a process, its volume a temp
+ * dir), and SIGTERM drains each within its stop_grace_period.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
-import { DEV_TOKEN, type Service, appOf, appServices, bindMounts, defaultPort, loadCompose } from './compose-file';
+import { type Service, appOf, appServices, bindMounts, defaultPort, loadCompose, runTokensInit } from './compose-file';
 import { type Container, type Fileset, execInContainer, replay, runContainer, waitReady } from './image-fileset';
 
 const compose = loadCompose();
@@ -30,12 +30,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The service's environment on this machine: mounted paths → their host files, our Redis, a free port. */
-function hostEnv(svc: Service, port: number, prefix: string): Record<string, string> {
+/**
+ * The service's environment on this machine: mounted paths → their host files (the api-tokens
+ * volume → `tokensDir`), our Redis, a free port.
+ */
+function hostEnv(svc: Service, port: number, prefix: string, tokensDir: string): Record<string, string> {
   const mounts = bindMounts(svc);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(svc.environment ?? {})) {
-    env[k] = mounts.find((m) => m.target === v)?.source ?? v;
+    env[k] = mounts.find((m) => m.target === v)?.source ?? v.replace(/^\/etc\/drover\/tokens\//, `${tokensDir}/`);
   }
   expect(env.REDIS_URL).toMatch(/^redis:\/\/(scheduler|worker|api):\$\{DROVER_REDIS_[A-Z]+_PASSWORD\}@redis:6379$/);
   return { ...env, REDIS_URL: testRedisUrl(), DROVER_PREFIX: prefix, PORT: String(port) };
@@ -50,15 +53,20 @@ function healthcheck(svc: Service, port: number): string[] {
 }
 
 describe('the compose stack, run from the image file set', () => {
-  it('starts scheduler, worker and api with their compose command and env; healthchecks pass; the api takes the dev token; SIGTERM drains', async () => {
+  it('starts scheduler, worker and api with their compose command and env; healthchecks pass; the api takes the token tokens-init made; SIGTERM drains', async () => {
     const prefix = uniquePrefix('compose');
+    // tokens-init runs first (the api depends on its completion) and prints the admin token.
+    const tokensDir = join(dir, 'api-tokens');
+    mkdirSync(tokensDir);
+    const init = runTokensInit(tokensDir, compose.services['tokens-init']!.command);
+    expect(init.code).toBe(0);
     // One of each app (the second scheduler and worker differ only by instance id and replica).
     const names = ['scheduler-1', 'worker', 'api'];
     const services = await Promise.all(
       names.map(async (name) => {
         const svc = compose.services[name]!;
         const port = await freePort();
-        const env = hostEnv(svc, port, prefix);
+        const env = hostEnv(svc, port, prefix, tokensDir);
         const c = runContainer(fs, svc.command, env);
         running.push(c);
         return { name, svc, port, env, c };
@@ -79,7 +87,7 @@ describe('the compose stack, run from the image file set', () => {
     const api = services.find((s) => s.name === 'api')!.c;
     const trigger = `${api.baseUrl}/api/v1/routines/report-on-demand/trigger`;
     expect((await fetch(trigger, { method: 'POST' })).status).toBe(401);
-    const auth = { Authorization: `Bearer ${DEV_TOKEN}` };
+    const auth = { Authorization: `Bearer ${init.token!}` };
     await waitFor('the leader to apply DROVER_CONFIG', () => /applied DROVER_CONFIG/.test(services[0]!.c.output()), {
       timeoutMs: 20_000,
     });

@@ -15,13 +15,13 @@ import { envSchema, loadApiTokensFile } from '@drover/config';
 import {
   COMPOSE_DIR,
   COMPOSE_FILE,
-  DEV_TOKEN,
   ROOT,
   appOf,
   appServices,
   bindMounts,
   defaultPort,
   loadCompose,
+  runTokensInit,
   withDefaults,
 } from './compose-file';
 
@@ -72,7 +72,7 @@ describe('docker/compose.yaml', () => {
 
   it('runs Redis, two schedulers, two workers, the api, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'grafana', 'prometheus', 'redis', 'scheduler-1', 'scheduler-2', 'worker'].sort(),
+      ['api', 'grafana', 'prometheus', 'redis', 'scheduler-1', 'scheduler-2', 'tokens-init', 'worker'].sort(),
     );
     const count = (app: string) =>
       apps.filter(([, s]) => appOf(s) === app).reduce((n, [, s]) => n + (s.deploy?.replicas ?? 1), 0);
@@ -125,8 +125,9 @@ describe('docker/compose.yaml', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('probes every service, apps on /readyz at their own port, and starts apps only once Redis is healthy', () => {
+  it('probes every long-running service, apps on /readyz at their own port, and starts apps only once Redis is healthy', () => {
     for (const [name, svc] of Object.entries(compose.services)) {
+      if (svc.restart === 'no') continue; // a one-shot (tokens-init) has nothing to probe
       expect([name, svc.healthcheck?.test?.[0]]).toEqual([name, 'CMD']);
     }
     for (const [name, svc] of apps) {
@@ -190,20 +191,78 @@ describe('docker/compose.yaml', () => {
     }
   });
 
-  it('gives the api a tokens file it accepts, holding the documented dev-only token and nothing else', () => {
-    const api = compose.services.api!;
-    const path = api.environment!.DROVER_API_TOKENS_FILE!;
-    const mount = mountOf('api', path);
-    expect(mount).toMatchObject({ source: join(COMPOSE_DIR, 'dev-tokens.yaml'), readOnly: true });
-    const tokens = loadApiTokensFile(mount.source);
-    const sha = createHash('sha256').update(DEV_TOKEN).digest('hex');
-    expect(tokens).toEqual([{ name: 'compose-dev', role: 'admin', sha256: sha }]);
-    // The token is documented where a laptop user looks, labelled as what it is.
-    const deploy = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
-    expect(deploy).toContain(DEV_TOKEN);
-    expect(readFileSync(mount.source, 'utf8')).toMatch(/DEVELOPMENT ONLY/);
-    // DROVER_TOKENS_FILE replaces it with the user's own file.
-    expect(api.volumes).toContain('${DROVER_TOKENS_FILE:-./dev-tokens.yaml}:/etc/drover/tokens.yaml:ro');
+  describe('api tokens', () => {
+    let dir: string;
+    beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'drover-tokens-init-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('publishes no fixed token: the api reads the tokens file tokens-init writes into a volume, after it ran', () => {
+      expect(existsSync(join(COMPOSE_DIR, 'dev-tokens.yaml'))).toBe(false);
+      const api = compose.services.api!;
+      expect(api.environment!.DROVER_API_TOKENS_FILE).toBe('/etc/drover/tokens/tokens.yaml');
+      expect(api.volumes).toContain('api-tokens:/etc/drover/tokens:ro');
+      expect(api.depends_on).toEqual({
+        redis: { condition: 'service_healthy' },
+        'tokens-init': { condition: 'service_completed_successfully' },
+      });
+      const init = compose.services['tokens-init']!;
+      expect(init.volumes).toEqual(['./tokens-init.sh:/usr/local/bin/drover-tokens-init.sh:ro', 'api-tokens:/tokens']);
+      expect(mountOf('tokens-init', '/usr/local/bin/drover-tokens-init.sh').source).toBe(
+        join(COMPOSE_DIR, 'tokens-init.sh'),
+      );
+      expect([init.entrypoint, init.command]).toEqual([['sh', '/usr/local/bin/drover-tokens-init.sh'], ['init']]);
+      expect([init.restart, init.network_mode, init.read_only, init.cap_drop]).toEqual(['no', 'none', true, ['ALL']]);
+      expect(Object.keys(compose.volumes)).toContain('api-tokens');
+      // No token is written down anywhere a reader (or a web page's author) could copy it from.
+      for (const doc of ['README.md', 'docs/deploy.md']) {
+        expect([doc, readFileSync(join(ROOT, doc), 'utf8')]).not.toEqual([
+          doc,
+          expect.stringMatching(/drover-compose-dev-only/),
+        ]);
+      }
+    });
+
+    it('tokens-init (run as a process) makes a random admin token once, prints it, and keeps only its hash', () => {
+      const first = runTokensInit(dir, compose.services['tokens-init']!.command);
+      expect(first.code).toBe(0);
+      expect(first.token).toMatch(/^[0-9a-f]{64}$/);
+      const file = join(dir, 'tokens.yaml');
+      const sha = createHash('sha256').update(first.token!).digest('hex');
+      expect(loadApiTokensFile(file)).toEqual([{ name: 'compose-admin', role: 'admin', sha256: sha }]);
+      expect(readFileSync(file, 'utf8')).not.toContain(first.token);
+      // A restart of the stack keeps the file and prints no token.
+      const again = runTokensInit(dir, ['init']);
+      expect([again.code, again.token]).toEqual([0, undefined]);
+      expect(loadApiTokensFile(file)).toEqual([{ name: 'compose-admin', role: 'admin', sha256: sha }]);
+      // Another stack gets another token.
+      const other = mkdtempSync(join(tmpdir(), 'drover-tokens-init-'));
+      try {
+        expect(runTokensInit(other).token).not.toBe(first.token);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    });
+
+    it('tokens-init adds tokens, refuses bad names, roles and duplicates, and resets', () => {
+      const file = join(dir, 'tokens.yaml');
+      expect(runTokensInit(dir, ['add', 'ci', 'operator']).code).toBe(2); // nothing to add to yet
+      const admin = runTokensInit(dir).token!;
+      const ci = runTokensInit(dir, ['add', 'ci', 'operator']);
+      expect(ci.code).toBe(0);
+      const hashOf = (t: string) => createHash('sha256').update(t).digest('hex');
+      expect(loadApiTokensFile(file)).toEqual([
+        { name: 'compose-admin', role: 'admin', sha256: hashOf(admin) },
+        { name: 'ci', role: 'operator', sha256: hashOf(ci.token!) },
+      ]);
+      const before = readFileSync(file, 'utf8');
+      for (const args of [['add', 'ci', 'viewer'], ['add', 'x y', 'viewer'], ['add', 'z', 'root'], ['frobnicate']]) {
+        const res = runTokensInit(dir, args);
+        expect([args, res.code, res.token]).toEqual([args, 2, undefined]);
+      }
+      expect(readFileSync(file, 'utf8')).toBe(before);
+      const reset = runTokensInit(dir, ['reset']);
+      expect(loadApiTokensFile(file)).toEqual([{ name: 'compose-admin', role: 'admin', sha256: hashOf(reset.token!) }]);
+    });
   });
 
   describe('Prometheus', () => {

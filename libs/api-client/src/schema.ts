@@ -70,7 +70,7 @@ export interface paths {
     };
     /**
      * Cluster-wide live changes of runs, routines, queues and operations (Server-Sent Events)
-     * @description Each event is named for its kind (`run`, `routine`, `queue`, `operation`) and carries `{kind, action, id, at, data?}`: run `status` (data: queue, status), `progress` and `removed`; routine `changed`/`removed`; queue `paused`/`resumed`/`changed`; operation progress. `id:` lines number the events of one connection in order (there is no replay: after a reconnect, re-read what you show). `?kinds=` keeps some kinds; `?queue=` drops events about other queues.
+     * @description Each event is named for its kind (`run`, `routine`, `queue`, `operation`) and carries `{kind, action, id, at, data?}`: run `status` (data: queue, status), `progress` and `removed`; routine `changed`/`removed`; queue `paused`/`resumed`/`changed`; operation progress. `id:` lines number the events of one connection in order (there is no replay: after a reconnect, re-read what you show). `?kinds=` keeps some kinds; `?queue=` drops events about other queues. The stream ends when the session or token that opened it ends (re-checked every few seconds, and at logout).
      */
     get: operations['clusterEvents'];
     put?: never;
@@ -558,7 +558,7 @@ export interface paths {
     };
     /**
      * A run's live events (Server-Sent Events); ends after a final status
-     * @description First `status` with the run as it is now, then `status` on every status change, `attempt` when an attempt begins and `progress` when its handler reports progress. After a settled status (succeeded, failed, canceled, skipped, parked) an `end` event follows and the server closes the stream.
+     * @description First `status` with the run as it is now, then `status` on every status change, `attempt` when an attempt begins and `progress` when its handler reports progress. After a settled status (succeeded, failed, canceled, skipped, parked) an `end` event follows and the server closes the stream. The stream also ends when the session or token that opened it ends (re-checked every few seconds, and at logout).
      */
     get: operations['runEvents'];
     put?: never;
@@ -581,7 +581,7 @@ export interface paths {
     put?: never;
     /**
      * Console login: trade an API token for an httpOnly session cookie
-     * @description Verifies the token like a bearer header and answers with `Set-Cookie: drover_session=…` (httpOnly, SameSite=Strict, Path=/, Secure over TLS or with DROVER_API_COOKIE_SECURE=true). The session lasts 12 h from login and is kept in Redis (any api replica accepts it); the token itself is never stored. Requests with the cookie need `X-Drover-CSRF` when they change anything.
+     * @description Verifies the token like a bearer header and answers with `Set-Cookie: drover_session=…` (httpOnly, SameSite=Strict, Path=/); over TLS (or X-Forwarded-Proto: https from a DROVER_TRUST_PROXY proxy, or with DROVER_API_COOKIE_SECURE=true) the cookie is Secure and named `__Host-drover_session`. The session lasts 12 h from login and is kept in Redis (any api replica accepts it) with the token's name and tokens-file hash, never the token; every request re-checks them against the current tokens. Requests with the cookie need `X-Drover-CSRF` when they change anything, and an `Origin` (if any) of the api's own.
      */
     post: operations['createSession'];
     /** Console logout: closes the session and clears its cookie */
@@ -1431,7 +1431,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A problem (RFC 9457) */
+      /** @description The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After) */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4225,7 +4225,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A problem (RFC 9457) */
+      /** @description The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After) */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4321,7 +4321,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description No X-Drover-CSRF header */
+      /** @description No X-Drover-CSRF header, or an Origin that is not the api's own */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4389,14 +4389,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Logged out (also when there was no session) */
+      /** @description Logged out (also when there was no session); its event streams end */
       204: {
         headers: {
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description No X-Drover-CSRF header */
+      /** @description No X-Drover-CSRF header, or an Origin that is not the api's own */
       403: {
         headers: {
           [name: string]: unknown;

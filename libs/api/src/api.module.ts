@@ -5,8 +5,9 @@ import { AppConfig } from '@drover/config';
 import { StoreModule } from '@drover/store';
 import { AuditLog } from './audit/audit-log';
 import { ApiEvents } from './events/api-events';
-import { ApiAuth, API_TOKENS } from './auth/api-auth.service';
+import { ApiAuth, API_AUTH_OPTIONS, API_TOKENS, type ApiAuthOptions } from './auth/api-auth.service';
 import { RefusalThrottle, REFUSAL_LIMIT } from './auth/refusal-throttle';
+import { TokensFileReloader } from './auth/tokens-file-reloader';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiService } from './openapi/openapi.service';
@@ -33,6 +34,14 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
   controllers: [OpenApiController, ...API_CONTROLLERS],
   providers: [
     { provide: API_TOKENS, inject: [AppConfig], useFactory: (config: AppConfig) => config.apiTokens },
+    {
+      provide: API_AUTH_OPTIONS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ApiAuthOptions => ({
+        allowedHosts: config.env.apiAllowedHosts,
+        cookieSecure: config.env.apiCookieSecure,
+      }),
+    },
     ApiAuth,
     {
       provide: REFUSAL_LIMIT,
@@ -40,6 +49,7 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
       useFactory: (config: AppConfig) => config.env.apiRefusalLimitPerMinute,
     },
     RefusalThrottle,
+    TokensFileReloader,
     AuditLog,
     ApiEvents,
     OpenApiService,

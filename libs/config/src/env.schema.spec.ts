@@ -22,6 +22,10 @@ describe('parseEnv', () => {
       apiRateLimitPerMinute: 600,
       apiRefusalLimitPerMinute: 60,
       apiCookieSecure: false,
+      apiAllowedHosts: [],
+      trustProxy: false,
+      apiStreamsPerToken: 50,
+      apiStreamsMax: 1000,
       port: 3001,
       logLevel: 'info',
       logFormat: 'json',
@@ -43,6 +47,10 @@ describe('parseEnv', () => {
       DROVER_API_RATE_LIMIT: '0',
       DROVER_API_REFUSAL_LIMIT: '5',
       DROVER_API_COOKIE_SECURE: 'TRUE',
+      DROVER_API_ALLOWED_HOSTS: 'Drover.Example.com, [::1] ,10.0.0.5',
+      DROVER_TRUST_PROXY: '10.0.0.0/8, loopback',
+      DROVER_API_STREAMS_PER_TOKEN: '5',
+      DROVER_API_STREAMS_MAX: '100',
       DROVER_SHUTDOWN_GRACE_MS: '0',
       DROVER_HTTP_ALLOW: 'http://127.0.0.1:8080/,https://hooks.example.com/',
       PORT: '8080',
@@ -60,12 +68,33 @@ describe('parseEnv', () => {
       apiRateLimitPerMinute: 0,
       apiRefusalLimitPerMinute: 5,
       apiCookieSecure: true,
+      apiAllowedHosts: ['drover.example.com', '[::1]', '10.0.0.5'],
+      trustProxy: ['10.0.0.0/8', 'loopback'],
+      apiStreamsPerToken: 5,
+      apiStreamsMax: 100,
       shutdownGraceMs: 0,
       httpAllow: ['http://127.0.0.1:8080/', 'https://hooks.example.com/'],
       port: 8080,
       logLevel: 'debug',
       logFormat: 'pretty',
     });
+  });
+
+  it('takes DROVER_TRUST_PROXY as false, a hop count or a list', () => {
+    expect(parseEnv({ DROVER_TRUST_PROXY: 'FALSE' }).trustProxy).toBe(false);
+    expect(parseEnv({ DROVER_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(parseEnv({ DROVER_TRUST_PROXY: 'uniquelocal,::1' }).trustProxy).toEqual(['uniquelocal', '::1']);
+  });
+
+  it('refuses DROVER_API_TOKENS_FILE set but empty: it never means development mode', () => {
+    for (const blank of ['', '  ']) {
+      const err = errorOf({ DROVER_API_TOKENS_FILE: blank });
+      expect(err.message).toMatch(
+        /^DROVER_API_TOKENS_FILE: is set but empty: .*unset the variable for development mode/,
+      );
+    }
+    expect(parseEnv({}).apiTokensFile).toBeUndefined();
+    expect(parseEnv({ DROVER_API_TOKENS_FILE: ' /t.yaml ' }).apiTokensFile).toBe('/t.yaml');
   });
 
   it('treats blank values as unset', () => {
@@ -185,6 +214,12 @@ describe('parseEnv', () => {
     [{ DROVER_HTTP_ALLOW: 'http://u:p@127.0.0.1/' }, 'DROVER_HTTP_ALLOW', /"http:\/\/127\.0\.0\.1…" holds credentials/],
     [{ DROVER_HTTP_ALLOW: 'http://127.0.0.1/a#b' }, 'DROVER_HTTP_ALLOW', /has a #fragment/],
     [{ DROVER_HTTP_ALLOW: 'http://127.0.0.1/a%2Fb' }, 'DROVER_HTTP_ALLOW', /encodes a "\/", "\\", "%" or NUL/],
+    [{ DROVER_API_ALLOWED_HOSTS: 'https://drover.example.com' }, 'DROVER_API_ALLOWED_HOSTS', /not a host name/],
+    [{ DROVER_API_ALLOWED_HOSTS: 'drover.example.com:443' }, 'DROVER_API_ALLOWED_HOSTS', /no scheme, port/],
+    [{ DROVER_TRUST_PROXY: 'true' }, 'DROVER_TRUST_PROXY', /must be false, a number of proxy hops/],
+    [{ DROVER_TRUST_PROXY: 'proxy.internal' }, 'DROVER_TRUST_PROXY', /CIDR ranges/],
+    [{ DROVER_API_STREAMS_PER_TOKEN: '0' }, 'DROVER_API_STREAMS_PER_TOKEN', /between 1 and/],
+    [{ DROVER_API_STREAMS_MAX: 'many' }, 'DROVER_API_STREAMS_MAX', /not a whole number/],
     [{ PORT: '70000' }, 'PORT', /between 0 and 65535/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /"loud" is not one of fatal\|error/],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT', /"xml" is not one of json\|pretty/],

@@ -7,6 +7,12 @@ import { TLS_FILE_VARIABLES, pemPairProblem, type TlsPem, type TlsPemPart } from
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type LogFormat = 'json' | 'pretty';
 
+/**
+ * Express's `trust proxy`: false (the default: the socket is the client), a number of proxy hops,
+ * or a list of addresses, CIDR ranges and Express's names (loopback, linklocal, uniquelocal).
+ */
+export type TrustProxy = false | number | string[];
+
 export interface HostPort {
   host: string;
   port: number;
@@ -53,12 +59,27 @@ export interface DroverEnv {
    * over TLS: for an api behind a TLS-terminating proxy, where the api itself sees plain HTTP.
    */
   apiCookieSecure: boolean;
+  /**
+   * Host names (besides loopback ones) the api answers in development mode, and whose origins count
+   * as the api's own for browser writes (DROVER_API_ALLOWED_HOSTS). Lower case, no port.
+   */
+  apiAllowedHosts: string[];
+  /** Express's `trust proxy` (DROVER_TRUST_PROXY): which peers' X-Forwarded-Proto/-For count. */
+  trustProxy: TrustProxy;
+  /** Open event streams allowed per token name, per api process (DROVER_API_STREAMS_PER_TOKEN). */
+  apiStreamsPerToken: number;
+  /** Open event streams allowed per api process (DROVER_API_STREAMS_MAX). */
+  apiStreamsMax: number;
   shutdownGraceMs: number;
   httpAllow?: string[];
   port?: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
+
+/** Default caps on open event streams (the console keeps one or two per browser tab). */
+export const DEFAULT_STREAMS_PER_TOKEN = 50;
+export const DEFAULT_STREAMS_MAX = 1000;
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const blankToUndefined = (v: unknown) =>
@@ -110,6 +131,37 @@ const commaList = (item: z.ZodString | z.ZodType<string, string>) =>
     )
     .pipe(z.array(item).min(1, { message: 'lists nothing' }));
 
+/** A DNS name or an IP address as a Host header carries it (IPv6 in brackets), without a port. */
+const HOST_NAME =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])$/;
+const hostName = z
+  .string()
+  .transform((h) => h.toLowerCase())
+  .refine((h) => h.length <= 253 && HOST_NAME.test(h), {
+    message: 'holds an entry that is not a host name (no scheme, port or path; IPv6 in brackets)',
+  });
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-f:]*:[0-9a-f:.]*(?:\/\d{1,3})?)$/i;
+const trustProxy = z.string().transform((raw, ctx): TrustProxy => {
+  const v = raw.trim().toLowerCase();
+  if (v === 'false') return false;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.find((e) => !PROXY_NAMES.has(e) && !IP_OR_CIDR.test(e));
+  if (bad !== undefined || list.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be false, a number of proxy hops, or a comma list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    });
+  }
+  return list;
+});
+
 /**
  * One DROVER_HTTP_ALLOW entry (matched in libs/builtins, url-allowlist): an http(s) URL without
  * credentials or fragment, whose path holds no encoded `/`, `\`, `%` or NUL — an entry is matched by
@@ -158,7 +210,8 @@ export const envSchema = z.object({
     commaList(z.string().regex(NAME, { message: 'holds a name that is not [a-z0-9][a-z0-9._-]{0,127}' })),
   ),
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
-  DROVER_API_TOKENS_FILE: opt(z.string()),
+  // Not opt(): set but blank is an error (see parseEnv), never development mode.
+  DROVER_API_TOKENS_FILE: z.string().optional(),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
   DROVER_API_REFUSAL_LIMIT: opt(wholeNumber(0, 1_000_000)),
   DROVER_API_COOKIE_SECURE: opt(
@@ -166,6 +219,10 @@ export const envSchema = z.object({
       .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['true', 'false']))
       .transform((v) => v === 'true'),
   ),
+  DROVER_API_ALLOWED_HOSTS: opt(commaList(hostName)),
+  DROVER_TRUST_PROXY: opt(trustProxy),
+  DROVER_API_STREAMS_PER_TOKEN: opt(wholeNumber(1, 100_000)),
+  DROVER_API_STREAMS_MAX: opt(wholeNumber(1, 1_000_000)),
   DROVER_SHUTDOWN_GRACE_MS: opt(wholeNumber(0, 3_600_000)),
   DROVER_HTTP_ALLOW: opt(commaList(httpPrefix)),
   PORT: opt(wholeNumber(0, 65535)),
@@ -229,6 +286,14 @@ export function parseEnv(
     throw new ConfigError(variable, describe(issue, env[variable]?.trim()), ENV_EXAMPLES[variable]);
   }
   const e = parsed.data;
+  if (e.DROVER_API_TOKENS_FILE !== undefined && e.DROVER_API_TOKENS_FILE.trim() === '') {
+    // An empty value is what a failed `$(…)` or a blank template renders: it must not mean "no auth".
+    throw new ConfigError(
+      'DROVER_API_TOKENS_FILE',
+      'is set but empty: name a tokens file, or unset the variable for development mode (loopback only)',
+      ENV_EXAMPLES.DROVER_API_TOKENS_FILE,
+    );
+  }
   if (e.REDIS_SENTINELS && e.REDIS_CLUSTER_NODES) {
     throw new ConfigError('REDIS_SENTINELS', 'cannot be combined with REDIS_CLUSTER_NODES; set only one');
   }
@@ -259,10 +324,14 @@ export function parseEnv(
     configFile: e.DROVER_CONFIG,
     queues: e.DROVER_QUEUES,
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
-    apiTokensFile: e.DROVER_API_TOKENS_FILE,
+    apiTokensFile: e.DROVER_API_TOKENS_FILE?.trim(),
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,
     apiCookieSecure: e.DROVER_API_COOKIE_SECURE ?? false,
+    apiAllowedHosts: e.DROVER_API_ALLOWED_HOSTS ?? [],
+    trustProxy: e.DROVER_TRUST_PROXY ?? false,
+    apiStreamsPerToken: e.DROVER_API_STREAMS_PER_TOKEN ?? DEFAULT_STREAMS_PER_TOKEN,
+    apiStreamsMax: e.DROVER_API_STREAMS_MAX ?? DEFAULT_STREAMS_MAX,
     shutdownGraceMs: e.DROVER_SHUTDOWN_GRACE_MS ?? 30_000,
     httpAllow: e.DROVER_HTTP_ALLOW,
     port: e.PORT ?? defaults.port,

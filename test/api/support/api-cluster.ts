@@ -39,6 +39,8 @@ export interface ApiClusterOptions {
   /** No tokens file: development mode. */
   devMode?: boolean;
   env?: Record<string, string>;
+  /** Environment of the api process only. */
+  apiEnv?: Record<string, string>;
 }
 
 /**
@@ -51,6 +53,8 @@ export class ApiCluster {
     operator: `o-${randomBytes(16).toString('hex')}`,
     admin: `a-${randomBytes(16).toString('hex')}`,
   };
+  /** The api's DROVER_API_TOKENS_FILE (unset in development mode); tests may rewrite it. */
+  tokensFile?: string;
   api!: AppProcess;
   scheduler?: AppProcess;
   worker?: AppProcess;
@@ -62,6 +66,7 @@ export class ApiCluster {
     const apiEnv: Record<string, string> = {
       DROVER_API_RATE_LIMIT: String(opts.rateLimitPerMinute ?? 0),
       DROVER_API_REFUSAL_LIMIT: String(opts.refusalLimitPerMinute ?? 0),
+      ...opts.apiEnv,
     };
     if (!opts.devMode) {
       const file = join(mkdtempSync(join(tmpdir(), 'drover-tokens-')), 'tokens.yaml');
@@ -72,6 +77,7 @@ export class ApiCluster {
       }));
       writeFileSync(file, stringify({ tokens }));
       apiEnv.DROVER_API_TOKENS_FILE = file;
+      c.tokensFile = file;
     }
     const [api, scheduler, worker] = await Promise.all([
       c.cluster.start('api', `${label}-api`, apiEnv),

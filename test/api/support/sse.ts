@@ -30,10 +30,11 @@ export class SseConnection {
     api: ApiCluster,
     path: string,
     as: CallOptions['as'] = 'viewer',
+    headers: Record<string, string> = {},
   ): Promise<SseConnection | { status: number; headers: Headers; problem: unknown; text: string }> {
     const abort = new AbortController();
     const res = await fetch(`${api.url}${path}`, {
-      headers: { ...api.authHeader(as), accept: 'text/event-stream' },
+      headers: { ...api.authHeader(as), accept: 'text/event-stream', ...headers },
       signal: abort.signal,
     });
     if (res.status !== 200 || !res.body) {

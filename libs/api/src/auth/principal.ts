@@ -16,4 +16,6 @@ export const roleAllows = (role: ApiRole, needed: ApiRole): boolean => roleRank(
 export interface AuthenticatedRequest {
   principal?: Principal;
   consoleSession?: Session;
+  /** The id (cookie value) of that session: logging out ends its event streams. */
+  consoleSessionId?: string;
 }

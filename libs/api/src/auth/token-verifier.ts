@@ -15,11 +15,22 @@ export class TokenVerifier {
   }
 
   verify(presented: string): Principal | undefined {
+    const found = this.find(presented);
+    return found && { name: found.name, role: found.role };
+  }
+
+  /** The tokens-file entry of a presented token (its name, role and hash), or undefined. */
+  find(presented: string): ApiToken | undefined {
     const digest = createHash('sha256').update(presented, 'utf8').digest();
     let found: ApiToken | undefined;
     for (const h of this.hashes) {
       if (timingSafeEqual(h.digest, digest) && !found) found = h.token;
     }
-    return found && { name: found.name, role: found.role };
+    return found;
+  }
+
+  /** The entry named `name` (what a console session was opened with), or undefined. */
+  named(name: string): ApiToken | undefined {
+    return this.hashes.find((h) => h.token.name === name)?.token;
   }
 }

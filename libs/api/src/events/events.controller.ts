@@ -22,7 +22,8 @@ const clusterEvents = route({
     '`{kind, action, id, at, data?}`: run `status` (data: queue, status), `progress` and `removed`; routine ' +
     '`changed`/`removed`; queue `paused`/`resumed`/`changed`; operation progress. `id:` lines number the events ' +
     'of one connection in order (there is no replay: after a reconnect, re-read what you show). ' +
-    '`?kinds=` keeps some kinds; `?queue=` drops events about other queues.',
+    '`?kinds=` keeps some kinds; `?queue=` drops events about other queues. The stream ends when the session or ' +
+    'token that opened it ends (re-checked every few seconds, and at logout).',
   tag: 'cluster',
   role: 'viewer',
   query: z.strictObject({
@@ -31,6 +32,10 @@ const clusterEvents = route({
   }),
   responses: {
     200: { description: 'text/event-stream of change events', contentType: 'text/event-stream' },
+    429: {
+      description:
+        'The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After)',
+    },
   },
 });
 

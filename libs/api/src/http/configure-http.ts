@@ -1,6 +1,7 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { json, text } from 'express';
+import { AppConfig } from '@drover/config';
 import { DroverMetrics } from '@drover/metrics';
 import { consoleDir } from '../console/console-dir';
 import { consoleHandler } from '../console/console-static';
@@ -13,12 +14,18 @@ export const JSON_TYPES = ['application/json', 'application/*+json', 'applicatio
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /**
- * The api's HTTP plumbing, installed before Nest's routes (after runApp's security headers): body parsers capped at 1 MiB (JSON, merge patches, YAML bundles; the nesting
- * depth is checked per route, see InputInterceptor), their errors as problem documents, and request metrics labelled
+ * The api's HTTP plumbing, installed before Nest's routes (after runApp's security headers): which proxies to
+ * trust, body parsers capped at 1 MiB (JSON, merge patches, YAML bundles; the nesting depth is checked per route,
+ * see InputInterceptor), their errors as problem documents, and request metrics labelled
  * by route template (never by a routine or run name); and the web console's files at /ui.
  */
 export function configureApiHttp(app: INestApplication): void {
   const metrics = app.get(DroverMetrics);
+  // DROVER_TRUST_PROXY: which peers' X-Forwarded-Proto makes `req.secure` (the session cookie's
+  // Secure flag and `__Host-` name). Authentication never reads X-Forwarded-For: development mode
+  // checks the socket's own address, trusted proxy or not.
+  const http = app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void };
+  http.set('trust proxy', app.get(AppConfig).env.trustProxy);
   const logger = new Logger('Api');
   app.use('/api/', (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();

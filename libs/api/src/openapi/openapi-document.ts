@@ -174,7 +174,8 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
           type: 'apiKey',
           in: 'cookie',
           name: 'drover_session',
-          description: "The web console's session (POST /api/v1/session); mutating requests also need X-Drover-CSRF",
+          description:
+            "The web console's session (POST /api/v1/session); named __Host-drover_session when Secure (TLS or a trusted proxy's https); mutating requests also need X-Drover-CSRF",
         },
       },
       schemas: {

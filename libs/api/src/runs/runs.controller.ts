@@ -89,7 +89,8 @@ const runEvents = route({
   description:
     'First `status` with the run as it is now, then `status` on every status change, `attempt` when an attempt ' +
     'begins and `progress` when its handler reports progress. After a settled status (succeeded, failed, canceled, ' +
-    'skipped, parked) an `end` event follows and the server closes the stream.',
+    'skipped, parked) an `end` event follows and the server closes the stream. The stream also ends when the ' +
+    'session or token that opened it ends (re-checked every few seconds, and at logout).',
   tag: 'runs',
   role: 'viewer',
   params: runParams,
@@ -99,6 +100,10 @@ const runEvents = route({
       contentType: 'text/event-stream',
     },
     404: { description: 'No such run' },
+    429: {
+      description:
+        'The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After)',
+    },
   },
 });
 

@@ -11,12 +11,12 @@ describe('session cookie', () => {
     expect(readCookie(withCookie('drover_session=%E0%A4%A'), 'drover_session')).toBeUndefined();
   });
 
-  it('is httpOnly, SameSite=Strict and Path=/, and Secure only when asked', () => {
+  it('is httpOnly, SameSite=Strict and Path=/, and Secure (with the __Host- prefix) only when asked', () => {
     expect(sessionCookie('v', { maxAgeMs: 43_200_000, secure: false })).toBe(
       'drover_session=v; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200',
     );
     expect(sessionCookie('', { maxAgeMs: 0, secure: true })).toBe(
-      'drover_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure',
+      '__Host-drover_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure',
     );
   });
 });

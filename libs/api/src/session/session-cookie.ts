@@ -1,7 +1,16 @@
 import type { Request } from 'express';
 
-/** The console's session cookie. */
+/** The console's session cookie over plain HTTP (loopback development): browsers refuse `__Host-` there. */
 export const SESSION_COOKIE = 'drover_session';
+
+/**
+ * The cookie's name when it is `Secure`: the `__Host-` prefix makes browsers refuse it unless it is
+ * Secure, Path=/ and has no Domain, so a sibling subdomain cannot plant or overwrite it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name for an answer that is (or is not) marked Secure. */
+export const sessionCookieName = (secure: boolean): string => (secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
 
 /**
  * The header a cookie-authenticated mutating request must carry. With CORS off, a page on another
@@ -29,11 +38,12 @@ export function readCookie(req: Request, name: string): string | undefined {
 /**
  * A Set-Cookie value for the session: httpOnly (scripts never see it), SameSite=Strict (other
  * sites' requests do not carry it), Path=/ (the console's API calls and event streams need it),
- * Secure over TLS or when the deployment says so.
+ * Secure over TLS (seen by Node or told by a trusted proxy) or when the deployment says so, and then
+ * named with the `__Host-` prefix.
  */
 export function sessionCookie(value: string, opts: { maxAgeMs: number; secure: boolean }): string {
   const parts = [
-    `${SESSION_COOKIE}=${value}`,
+    `${sessionCookieName(opts.secure)}=${value}`,
     'Path=/',
     'HttpOnly',
     'SameSite=Strict',

@@ -20,10 +20,14 @@ describe('SessionStore (real Redis)', () => {
   afterAll(() => stores.close());
 
   it('keeps who logged in (not the token) under a hash of the id, with a TTL, until expiry or logout', async () => {
-    const { id, session } = await store.open({ name: 'oncall', role: 'operator' });
+    const { id, session } = await store.open({ name: 'oncall', role: 'operator' }, 'ab'.repeat(32));
     expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.expiresAt - session.createdAt).toBe(SESSION_TTL_MS);
-    await expect(store.get(id)).resolves.toMatchObject({ name: 'oncall', role: 'operator' });
+    await expect(store.get(id)).resolves.toMatchObject({
+      name: 'oncall',
+      role: 'operator',
+      tokenSha256: 'ab'.repeat(32),
+    });
 
     const keys = await stores.connections.command.keys(`${stores.keys.prefix}:*session*`);
     expect(keys).toHaveLength(1);
@@ -36,6 +40,18 @@ describe('SessionStore (real Redis)', () => {
     clock.t -= SESSION_TTL_MS;
     await store.close(id);
     await expect(store.get(id)).resolves.toBeUndefined();
+  });
+
+  it("answers nothing for a session that does not name its token's hash (made before sessions did)", async () => {
+    const { id } = await store.open({ name: 'oncall', role: 'operator' }, 'cd'.repeat(32));
+    const [key] = await stores.connections.command.keys(`${stores.keys.prefix}:*session*`);
+    const now = clock.now();
+    await stores.connections.command.set(
+      key!,
+      JSON.stringify({ name: 'oncall', role: 'operator', createdAt: now, expiresAt: now + 60_000 }),
+    );
+    await expect(store.get(id)).resolves.toBeUndefined();
+    await store.close(id);
   });
 
   it('answers nothing for unknown or malformed ids', async () => {

@@ -7,10 +7,15 @@ import type { Principal } from '../auth/principal';
 /** How long a console session lasts from its login (fixed: using it does not extend it). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-/** One console login as Redis keeps it: who (the token's name and role), never the token itself. */
+/**
+ * One console login as Redis keeps it: who (the token's name and role) and the token's SHA-256 as
+ * the tokens file lists it — never the token itself. Every request re-checks the name and hash
+ * against the current tokens, so removing or replacing the token ends its sessions.
+ */
 export interface Session {
   name: string;
   role: ApiRole;
+  tokenSha256: string;
   createdAt: number;
   expiresAt: number;
 }
@@ -32,11 +37,24 @@ export class SessionStore {
     return this.keys.core('session', createHash('sha256').update(id).digest('hex'));
   }
 
-  /** Opens a session for `principal`; answers its id (the cookie's value) and expiry. */
-  async open(principal: Principal, ttlMs = SESSION_TTL_MS): Promise<{ id: string; session: Session }> {
+  /**
+   * Opens a session for `principal`, logged in with the token whose tokens-file hash is
+   * `tokenSha256`; answers its id (the cookie's value) and expiry.
+   */
+  async open(
+    principal: Principal,
+    tokenSha256: string,
+    ttlMs = SESSION_TTL_MS,
+  ): Promise<{ id: string; session: Session }> {
     const id = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    const session: Session = { name: principal.name, role: principal.role, createdAt: now, expiresAt: now + ttlMs };
+    const session: Session = {
+      name: principal.name,
+      role: principal.role,
+      tokenSha256,
+      createdAt: now,
+      expiresAt: now + ttlMs,
+    };
     await this.connections.command.set(this.key(id), JSON.stringify(session), 'PX', ttlMs);
     return { id, session };
   }
@@ -48,7 +66,10 @@ export class SessionStore {
     if (!raw) return undefined;
     try {
       const s = JSON.parse(raw) as Session;
-      if (!API_ROLES.includes(s.role) || typeof s.name !== 'string') return undefined;
+      // A session from before sessions named their token's hash cannot be re-checked: it is over.
+      if (!API_ROLES.includes(s.role) || typeof s.name !== 'string' || typeof s.tokenSha256 !== 'string') {
+        return undefined;
+      }
       return s.expiresAt > this.clock.now() ? s : undefined;
     } catch {
       return undefined;

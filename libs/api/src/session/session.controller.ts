@@ -1,7 +1,7 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { API_ROLES, AppConfig } from '@drover/config';
+import { API_ROLES } from '@drover/config';
 import { ApiAuth } from '../auth/api-auth.service';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { RefusalThrottle } from '../auth/refusal-throttle';
@@ -10,7 +10,8 @@ import { isoOf, isoSchema as iso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, sessionCookie } from './session-cookie';
+import { SseStreams } from '../events/sse-streams';
+import { CSRF_HEADER, readCookie, sessionCookie } from './session-cookie';
 import { SessionStore } from './session-store';
 
 type Req_ = Request & AuthenticatedRequest;
@@ -38,9 +39,11 @@ const login = route({
   summary: 'Console login: trade an API token for an httpOnly session cookie',
   description:
     'Verifies the token like a bearer header and answers with `Set-Cookie: drover_session=…` (httpOnly, ' +
-    'SameSite=Strict, Path=/, Secure over TLS or with DROVER_API_COOKIE_SECURE=true). The session lasts 12 h ' +
-    'from login and is kept in Redis (any api replica accepts it); the token itself is never stored. ' +
-    'Requests with the cookie need `X-Drover-CSRF` when they change anything.',
+    'SameSite=Strict, Path=/); over TLS (or X-Forwarded-Proto: https from a DROVER_TRUST_PROXY proxy, or with ' +
+    'DROVER_API_COOKIE_SECURE=true) the cookie is Secure and named `__Host-drover_session`. The session lasts ' +
+    "12 h from login and is kept in Redis (any api replica accepts it) with the token's name and tokens-file " +
+    'hash, never the token; every request re-checks them against the current tokens. Requests with the cookie ' +
+    "need `X-Drover-CSRF` when they change anything, and an `Origin` (if any) of the api's own.",
   tag: 'session',
   role: 'none',
   headers: csrf,
@@ -52,7 +55,7 @@ const login = route({
       headers: { 'Set-Cookie': 'The session cookie' },
     },
     401: { description: 'The token is not valid' },
-    403: { description: 'No X-Drover-CSRF header' },
+    403: { description: "No X-Drover-CSRF header, or an Origin that is not the api's own" },
     409: { description: 'Development mode: there are no tokens to log in with' },
   },
 });
@@ -76,8 +79,8 @@ const logout = route({
   role: 'none',
   headers: csrf,
   responses: {
-    204: { description: 'Logged out (also when there was no session)' },
-    403: { description: 'No X-Drover-CSRF header' },
+    204: { description: 'Logged out (also when there was no session); its event streams end' },
+    403: { description: "No X-Drover-CSRF header, or an Origin that is not the api's own" },
   },
 });
 
@@ -87,27 +90,28 @@ export class SessionController {
   constructor(
     private readonly auth: ApiAuth,
     private readonly sessions: SessionStore,
-    private readonly config: AppConfig,
     private readonly refusals: RefusalThrottle,
+    private readonly streams: SseStreams,
   ) {}
 
   @ApiRoute(login)
   async login(@In() { body }: RouteInput<typeof login>, @Req() req: Req_, @Res({ passthrough: true }) res: Response) {
-    requireCsrf(req);
+    this.requireBrowserWrite(req);
     if (this.auth.developmentMode) {
       throw new ProblemError(409, 'development mode (DROVER_API_TOKENS_FILE is unset): no login needed from loopback');
     }
-    const principal = this.auth.verifyToken(body.token);
-    if (!principal) {
+    const token = this.auth.verifyToken(body.token);
+    if (!token) {
       await this.refusals.refused(req);
       throw new ProblemError(401, 'the token is not valid');
     }
+    const principal = { name: token.name, role: token.role };
     // The audit entry of this login names the token it was made with.
     req.principal = principal;
-    const { id, session } = await this.sessions.open(principal);
+    const { id, session } = await this.sessions.open(principal, token.sha256);
     res.setHeader(
       'Set-Cookie',
-      sessionCookie(id, { maxAgeMs: session.expiresAt - session.createdAt, secure: this.secure(req) }),
+      sessionCookie(id, { maxAgeMs: session.expiresAt - session.createdAt, secure: this.auth.secure(req) }),
     );
     return {
       authenticated: true,
@@ -138,23 +142,22 @@ export class SessionController {
 
   @ApiRoute(logout)
   async logout(@Req() req: Req_, @Res({ passthrough: true }) res: Response) {
-    requireCsrf(req);
-    const id = readCookie(req, SESSION_COOKIE);
+    this.requireBrowserWrite(req);
+    const id = readCookie(req, this.auth.cookieName(req));
     if (id !== undefined) {
       const session = await this.sessions.get(id);
       if (session) req.principal = { name: session.name, role: session.role };
       await this.sessions.close(id);
+      this.streams.endSession(id);
     }
-    res.setHeader('Set-Cookie', sessionCookie('', { maxAgeMs: 0, secure: this.secure(req) }));
+    res.setHeader('Set-Cookie', sessionCookie('', { maxAgeMs: 0, secure: this.auth.secure(req) }));
   }
 
-  private secure(req: Request): boolean {
-    return req.secure || this.config.env.apiCookieSecure;
-  }
-}
-
-function requireCsrf(req: Request): void {
-  if (!req.headers[CSRF_HEADER]) {
-    throw new ProblemError(403, 'console session requests must carry the header "X-Drover-CSRF: 1"');
+  /** Login and logout are browser writes: the CSRF header, and an Origin (if any) of the api's own. */
+  private requireBrowserWrite(req: Request): void {
+    if (!req.headers[CSRF_HEADER]) {
+      throw new ProblemError(403, 'console session requests must carry the header "X-Drover-CSRF: 1"');
+    }
+    this.auth.requireOwnOrigin(req, 'a console login or logout');
   }
 }
