@@ -5,9 +5,9 @@
  * image's WORKDIR, as its non-root USER — against a real Redis. A file the runtime stage does not
  * copy is missing here too, and the apps fail.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { freePort, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { type Container, type Fileset, ROOT, mib, replay, runContainer, waitReady } from './image-fileset';
 
@@ -97,9 +97,17 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
     }
     expect(existsSync(join(app, 'apps'))).toBe(false);
     expect(existsSync(join(app, 'libs'))).toBe(false);
-    // The host node stands in for the image's: the same major version.
-    const major = /node:(\d+)/.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1];
-    expect(process.versions.node.split('.')[0]).toBe(major);
+    // The host node stands in for the image's. The image runs a supported line, which may be newer
+    // than the test machine's: the stand-in is no newer than the image's line, and every native
+    // add-on of the production tree has an N-API build, which every newer line loads.
+    const major = Number(/node:(\d+)/.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1]);
+    expect(Number(process.versions.node.split('.')[0])).toBeLessThanOrEqual(major);
+    const addons = nativeAddons(join(app, 'node_modules'));
+    for (const dir of new Set(addons.map((f) => dirname(f)))) {
+      const here = addons.filter((f) => dirname(f) === dir).map((f) => basename(f));
+      // `node.abi115.glibc.node` loads on one line only; a build without an ABI in its name is N-API.
+      expect({ dir, napi: !here.every((f) => /\babi\d+\b/.test(f)) }).toEqual({ dir, napi: true });
+    }
     // Only system steps (packages, the user) are not replayed, and they run before any COPY.
     expect(fs.skipped.map((s) => s.stage)).toEqual(['runtime']);
   });
@@ -188,3 +196,10 @@ describe('image-fileset refuses what it cannot replay faithfully', () => {
     expect(!res.ok && res.stderr).toMatch(/line \d+: ADD is not replayed/);
   });
 });
+
+/** Every native add-on (`*.node`) under `dir`. */
+function nativeAddons(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.node'))
+    .map((f) => join(dir, f));
+}
