@@ -1,21 +1,18 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import {
-  startPrometheus,
-  startRedisServer,
-  waitFor,
-  waitForTargetsUp,
-  type PrometheusHandle,
-  type RedisServerHandle,
-} from '@drover/testing';
-import { APPS, appDeployment, render, type App, type K8sObject } from './support/k8s';
+import { startPrometheus, waitFor, waitForTargetsUp, type PrometheusHandle } from '@drover/testing';
+import { APPS, ROOT, appDeployment, render, type App, type K8sObject, type Workload } from './support/k8s';
 import { KubeletContainer, type Termination } from './support/kubelet';
 
 /**
- * The rendered dev overlay, run: its scheduler, worker and api containers started on this machine
+ * The rendered dev overlay, run: its Redis pod (the init container rendering the Redis users, then
+ * redis-server loading them) and its scheduler, worker and api containers started on this machine
  * as the kubelet would start them (support/kubelet.ts says what stands in for the image, the volumes
- * and the pod network), against a real Redis; probed with their own probes; scraped by a real
+ * and the pod network), each app as its own Redis user; probed with their own probes; scraped by a real
  * Prometheus configured from the ServiceMonitor; loaded through the api with a real token from the
  * Secret it mounts; and the prod overlay's KEDA query asked of that Prometheus. Then each pod is
  * terminated as the kubelet does it and must exit 0 inside its grace period.
@@ -38,17 +35,47 @@ const monitor = dev.find((o) => o.kind === 'ServiceMonitor') as unknown as Servi
 /** The policy's `default` queue, as the pods read it from the drover-policy ConfigMap. */
 const CONCURRENCY = 5;
 const TOKEN = `k8s-${randomBytes(16).toString('hex')}`;
-/** What `kubectl create secret generic drover-api-tokens --from-file=tokens.yaml` would hold. */
+/** What `node scripts/redis-acl.mjs --new-passwords > drover-redis.env` writes, as `kubectl create secret
+ * generic drover-redis-users --from-env-file=drover-redis.env` stores it. */
+function redisUsers(): Record<string, string> {
+  const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'redis-acl.mjs'), '--new-passwords'], {
+    encoding: 'utf8',
+  });
+  if (res.status !== 0) throw new Error(res.stderr);
+  return Object.fromEntries(
+    res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+}
+/** The Secrets the operator creates (docs/deploy.md). */
 const SECRETS = {
   'drover-api-tokens': {
     'tokens.yaml': stringify({
       tokens: [{ name: 'k8s-e2e', role: 'operator', sha256: createHash('sha256').update(TOKEN).digest('hex') }],
     }),
   },
+  'drover-redis-users': redisUsers(),
 };
+const PASSWORD = (role: string) => SECRETS['drover-redis-users'][`DROVER_REDIS_${role.toUpperCase()}_PASSWORD`]!;
+const redisSet = dev.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'redis') as Workload;
+
+/** The Redis pod, as the kubelet starts it; redis-server takes its port and address from flags. */
+const startRedisPod = (secrets: Record<string, Record<string, string>>) =>
+  KubeletContainer.start(redisSet, {
+    podName: `redis-0-${randomBytes(3).toString('hex')}`,
+    objects: dev,
+    dns: {},
+    secrets,
+    network: (hostPort) => ({
+      args: ['--port', String(hostPort('redis')), '--bind', '127.0.0.1'],
+      probeArgs: ['-p', String(hostPort('redis'))],
+    }),
+  });
 
 describe('the dev overlay’s containers run as the kubelet would run them', () => {
-  let redis: RedisServerHandle;
+  let redis: KubeletContainer;
   let prom: PrometheusHandle;
   const pods = new Map<App, KubeletContainer>();
   const pod = (app: App) => pods.get(app)!;
@@ -65,8 +92,21 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
     return result.length === 1 ? Number(result[0]!.value[1]) : undefined;
   };
 
+  /** A client of the Redis pod as `user` (none: the default user). */
+  const redisAs = (user?: 'scheduler' | 'worker' | 'api' | 'producer') =>
+    new Redis({
+      port: redis.hostPort('redis'),
+      host: '127.0.0.1',
+      ...(user && { username: user, password: PASSWORD(user) }),
+      lazyConnect: true,
+      enableReadyCheck: false, // INFO: the default user may only PING
+      maxRetriesPerRequest: 0,
+    });
+
   beforeAll(async () => {
-    redis = await startRedisServer({ appendOnly: true });
+    redis = await startRedisPod(SECRETS);
+    await redis.waitFor('startupProbe');
+    await redis.waitFor('readinessProbe');
     const objects: K8sObject[] = dev;
     for (const app of APPS) {
       pods.set(
@@ -75,7 +115,7 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
           podName: `drover-${app}-7d9f8b6c5-${randomBytes(3).toString('hex')}`,
           objects,
           // The Service `redis` in the pod's namespace, i.e. this test's redis-server.
-          dns: { 'redis:6379': `127.0.0.1:${redis.port}` },
+          dns: { 'redis:6379': `127.0.0.1:${redis.hostPort('redis')}` },
           secrets: SECRETS,
         }),
       );
@@ -85,7 +125,7 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
   afterAll(async () => {
     await Promise.all([...pods.values()].map((p) => p.cleanup()));
     await prom?.stop();
-    await redis?.stop();
+    await redis?.cleanup();
   }, 30_000);
 
   it('each container passes its startup probe, then readiness and liveness, on the manifest’s paths and ports', async () => {
@@ -163,7 +203,7 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
     });
     // Every Drover run carries a BullMQ priority, so the runs wait in the sorted set, not the wait list:
     // the list KEDA's redis scalers measure (LLEN) reads 0 with 12 runs waiting.
-    const client = new Redis(redis.url);
+    const client = redisAs('api');
     try {
       expect(await client.llen('drover:default:wait')).toBe(0);
       expect(await client.zcard('drover:default:prioritized')).toBe(12);
@@ -191,6 +231,49 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
     });
   }, 60_000);
 
+  it('Redis loads the rendered users: hashes only, no admin; the default user may only PING, as its probes do', async () => {
+    const file = readFileSync(join(redis.dir, 'volumes', 'acl', 'users.acl'), 'utf8');
+    expect(file.match(/^user \S+/gm)).toEqual([
+      'user default',
+      'user scheduler',
+      'user worker',
+      'user api',
+      'user producer',
+    ]);
+    for (const [name, password] of Object.entries(SECRETS['drover-redis-users'])) {
+      expect({ name, leaked: file.includes(password) }).toEqual({ name, leaked: false });
+    }
+    expect(file).toContain(`#${createHash('sha256').update(PASSWORD('worker')).digest('hex')} `);
+    expect(await redis.probe('readinessProbe')).toMatchObject({ ok: true, output: 'PONG\n' });
+    expect((await redis.probe('livenessProbe')).ok).toBe(true);
+    const anonymous = redisAs();
+    const worker = redisAs('worker');
+    try {
+      await expect(anonymous.get('drover:default:meta')).rejects.toThrow(/NOPERM/);
+      // Each password is its own user's alone.
+      await expect(anonymous.auth('worker', PASSWORD('api'))).rejects.toThrow(/WRONGPASS/);
+      // A worker's password reads its queues, not the console sessions.
+      expect(await worker.hget('drover:default:meta', 'version')).toEqual(expect.any(String));
+      await expect(worker.get('drover:{core}:session:x')).rejects.toThrow(/NOPERM/);
+      await expect(worker.config('GET', 'maxmemory')).rejects.toThrow(/NOPERM/);
+    } finally {
+      anonymous.disconnect();
+      worker.disconnect();
+    }
+    // Nothing the apps did above was refused.
+    for (const app of APPS) expect({ app, refused: /NOPERM/.test(pod(app).output()) }).toEqual({ app, refused: false });
+  });
+
+  it('the Redis pod does not start without every password: its init container refuses an empty one', async () => {
+    const secrets = {
+      ...SECRETS,
+      'drover-redis-users': { ...SECRETS['drover-redis-users'], DROVER_REDIS_WORKER_PASSWORD: '' },
+    };
+    await expect(startRedisPod(secrets)).rejects.toThrow(
+      /init container acl exited 2:\s*drover-redis-users: a password is empty/,
+    );
+  });
+
   it('each pod, terminated as the kubelet does it, exits 0 within its grace period', async () => {
     const ended = new Map<App, Termination>();
     await Promise.all(APPS.map(async (app) => ended.set(app, await pod(app).terminate())));
@@ -200,6 +283,12 @@ describe('the dev overlay’s containers run as the kubelet would run them', () 
       expect({ app, exit: t.exit, killed: t.killed }).toEqual({ app, exit: 0, killed: false });
       expect(t.elapsedMs).toBeLessThan(graceMs);
     }
-    console.log(`terminated in ${APPS.map((a) => `${a} ${ended.get(a)!.elapsedMs} ms`).join(', ')}`);
+    // Then Redis (it saves its data on SIGTERM).
+    const r = await redis.terminate();
+    expect({ exit: r.exit, killed: r.killed }).toEqual({ exit: 0, killed: false });
+    expect(r.elapsedMs).toBeLessThan(redis.pod.terminationGracePeriodSeconds! * 1000);
+    console.log(
+      `terminated in ${APPS.map((a) => `${a} ${ended.get(a)!.elapsedMs} ms`).join(', ')}, redis ${r.elapsedMs} ms`,
+    );
   }, 60_000);
 });

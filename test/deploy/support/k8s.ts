@@ -22,6 +22,9 @@ export interface LabelSelector {
 }
 export interface HttpProbe {
   httpGet?: { path: string; port: string | number };
+  tcpSocket?: { port: string | number };
+  exec?: { command: string[] };
+  timeoutSeconds?: number;
   periodSeconds?: number;
   failureThreshold?: number;
 }
@@ -41,6 +44,7 @@ export interface Container {
   args?: string[];
   ports?: { name?: string; containerPort: number }[];
   env?: EnvVar[];
+  envFrom?: unknown[];
   livenessProbe?: HttpProbe;
   readinessProbe?: HttpProbe;
   startupProbe?: HttpProbe;
@@ -57,6 +61,7 @@ export interface Volume {
   persistentVolumeClaim?: unknown;
 }
 export interface PodSpec {
+  initContainers?: Container[];
   containers: Container[];
   volumes?: Volume[];
   securityContext?: Record<string, unknown>;
@@ -131,6 +136,9 @@ export function resolvePort(container: Container, port: string | number): number
   if (!found) throw new Error(`container ${container.name} has no port named ${port}`);
   return found.containerPort;
 }
+
+/** Every container of a pod, init containers first (the house rules hold for both). */
+export const allContainers = (pod: PodSpec): Container[] => [...(pod.initContainers ?? []), ...pod.containers];
 
 export const envOf = (c: Container, name: string): EnvVar | undefined => c.env?.find((e) => e.name === name);
 

@@ -1,20 +1,26 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from '@drover/testing';
-import { ROOT, resolvePort, type Container, type HttpProbe, type K8sObject, type Workload } from './k8s';
+import { ROOT, resolvePort, type Container, type K8sObject, type Workload } from './k8s';
 
 /**
- * Runs one container of a rendered pod template as a local process, the way the kubelet would start
- * it, with these stand-ins (everything else comes from the manifest as is):
- * - the image: the repository after `npm run build` is /app (cwd), its entrypoint `tini -- node` is
- *   `node` (tini only forwards signals, which a direct child gets anyway), its env NODE_ENV=production;
- * - volumes: ConfigMap and Secret volumes become files in a temp dir under the mountPath, emptyDirs
- *   empty dirs there; env values naming a path under a mountPath point into that dir (and TMPDIR at
- *   the /tmp emptyDir), as the file system of the pod would;
+ * Runs a rendered pod template as local processes, the way the kubelet would start it: its init
+ * containers one after the other, each to a 0 exit (else the pod never starts), then its first
+ * container, with these stand-ins (everything else comes from the manifest as is):
+ * - the Drover image: the repository after `npm run build` is /app (cwd), its entrypoint `tini -- node`
+ *   is `node` (tini only forwards signals, which a direct child gets anyway), its env
+ *   NODE_ENV=production; any other image is its command from this machine's PATH (redis-server, sh);
+ * - volumes: each volume is a temp dir the pod's containers share (ConfigMap and Secret files in it,
+ *   read-only as Kubernetes mounts them; an emptyDir or a volumeClaimTemplate's fresh claim empty);
+ *   env values and args naming a mountPath or a path under it point into that dir (and TMPDIR at the
+ *   /tmp emptyDir), as the file system of the pod would; a read-only emptyDir mount is not enforced;
+ * - env: `$(VAR)` expands from the variables defined before it, as Kubernetes expands it;
  * - the pod network: each containerPort moves to a free loopback port (PORT, which the manifest test
- *   asserts equals the http port, moves with it), and Service DNS names resolve through `dns`;
+ *   asserts equals the http port, moves with it; a server that takes its address from flags gets
+ *   them from `network`), and Service DNS names resolve through `dns`;
  * - Secrets are what the operator would have created: `secrets` by name and key.
  */
 export interface PodOptions {
@@ -23,13 +29,23 @@ export interface PodOptions {
   /** `host:port` as the manifest dials it → `host:port` on this machine. */
   dns: Record<string, string>;
   secrets: Record<string, Record<string, string>>;
+  /**
+   * For a server that takes its address from flags rather than PORT (redis-server): `args` appended to
+   * its command put it on the moved ports, `probeArgs` go after an exec probe command's program (a
+   * client that would dial the pod's own localhost, e.g. redis-cli's default 127.0.0.1:6379).
+   */
+  network?: (hostPort: (port: string | number) => number) => { args?: string[]; probeArgs?: string[] };
 }
 
 export interface ProbeResult {
   ok: boolean;
   status?: number;
   error?: string;
+  /** An exec probe's stdout. */
+  output?: string;
 }
+
+type ProbeName = 'startupProbe' | 'readinessProbe' | 'livenessProbe';
 
 export interface Termination {
   exit: number | NodeJS.Signals;
@@ -41,7 +57,8 @@ export interface Termination {
 
 export class KubeletContainer {
   private child!: ChildProcess;
-  private out = '';
+  /** The main container's stdout and stderr, the last 200 kB. */
+  output!: () => string;
   private exited!: Promise<number | NodeJS.Signals>;
   private readonly ports = new Map<number, number>();
   readonly dir: string;
@@ -56,9 +73,24 @@ export class KubeletContainer {
 
   static async start(workload: Workload, opts: PodOptions): Promise<KubeletContainer> {
     const c = new KubeletContainer(workload, workload.spec.template.spec.containers[0]!, opts);
-    for (const p of c.container.ports ?? []) c.ports.set(p.containerPort, await freePort());
-    c.mountVolumes();
-    c.spawn();
+    try {
+      for (const p of c.container.ports ?? []) c.ports.set(p.containerPort, await freePort());
+      for (const init of c.pod.initContainers ?? []) {
+        c.mountVolumes(init);
+        const [child, out] = c.spawn(init);
+        const exit = await new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+        if (exit !== 0)
+          throw new Error(`${opts.podName}: init container ${init.name} exited ${String(exit)}:\n${out()}`);
+      }
+      c.mountVolumes(c.container);
+      const [child, out] = c.spawn(c.container);
+      c.child = child;
+      c.output = out;
+      c.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    } catch (err) {
+      await c.cleanup();
+      throw err;
+    }
     return c;
   }
 
@@ -70,10 +102,6 @@ export class KubeletContainer {
     return this.workload.spec.template.spec;
   }
 
-  output(): string {
-    return this.out;
-  }
-
   /** The loopback port standing in for a containerPort (a number or a port name). */
   hostPort(port: string | number): number {
     const p = this.ports.get(resolvePort(this.container, port));
@@ -81,15 +109,43 @@ export class KubeletContainer {
     return p;
   }
 
-  /** One httpGet probe as the kubelet makes it: its path and port, timeoutSeconds, 200-399 is success. */
-  async probe(which: 'startupProbe' | 'readinessProbe' | 'livenessProbe'): Promise<ProbeResult> {
-    const spec = this.container[which] as (HttpProbe & { timeoutSeconds?: number }) | undefined;
-    if (!spec?.httpGet) throw new Error(`${this.container.name} has no httpGet ${which}`);
-    const url = `http://127.0.0.1:${this.hostPort(spec.httpGet.port)}${spec.httpGet.path}`;
+  /**
+   * One probe as the kubelet makes it, within timeoutSeconds: httpGet (its path and port, 200-399 is
+   * success), tcpSocket (the port accepts a connection) or exec (the command, with the container's
+   * env, exits 0).
+   */
+  async probe(which: ProbeName): Promise<ProbeResult> {
+    const spec = this.container[which];
+    if (!spec) throw new Error(`${this.container.name} has no ${which}`);
+    const timeoutMs = (spec.timeoutSeconds ?? 1) * 1000;
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout((spec.timeoutSeconds ?? 1) * 1000) });
-      await res.arrayBuffer();
-      return { ok: res.status >= 200 && res.status < 400, status: res.status };
+      if (spec.httpGet) {
+        const url = `http://127.0.0.1:${this.hostPort(spec.httpGet.port)}${spec.httpGet.path}`;
+        const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        await res.arrayBuffer();
+        return { ok: res.status >= 200 && res.status < 400, status: res.status };
+      }
+      if (spec.tcpSocket) {
+        const port = this.hostPort(spec.tcpSocket.port);
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect({ host: '127.0.0.1', port, timeout: timeoutMs });
+          socket.once('connect', () => (socket.destroy(), resolve()));
+          socket.once('timeout', () => (socket.destroy(), reject(new Error('timeout'))));
+          socket.once('error', reject);
+        });
+        return { ok: true };
+      }
+      if (spec.exec) {
+        const [bin, ...rest] = spec.exec.command;
+        const probeArgs = this.network().probeArgs ?? [];
+        const res = spawnSync(bin!, [...probeArgs, ...rest], {
+          env: this.env(this.container),
+          encoding: 'utf8',
+          timeout: timeoutMs,
+        });
+        return { ok: res.status === 0, output: res.stdout, error: res.error?.message ?? (res.stderr || undefined) };
+      }
+      throw new Error(`${this.container.name}: this ${which} is not emulated`);
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
@@ -100,7 +156,7 @@ export class KubeletContainer {
    * failureThreshold × periodSeconds for the startup probe (it then kills the container); readiness
    * has no such end, so `timeoutMs` bounds it. Polls more often than periodSeconds to save time.
    */
-  async waitFor(which: 'startupProbe' | 'readinessProbe', timeoutMs = 30_000): Promise<number> {
+  async waitFor(which: Exclude<ProbeName, 'livenessProbe'>, timeoutMs = 30_000): Promise<number> {
     const spec = this.container[which]!;
     const limit =
       which === 'startupProbe' ? (spec.periodSeconds ?? 10) * (spec.failureThreshold ?? 3) * 1000 : timeoutMs;
@@ -108,14 +164,14 @@ export class KubeletContainer {
     let last: ProbeResult = { ok: false };
     while (Date.now() - started < limit) {
       if (this.child.exitCode !== null || this.child.signalCode !== null) {
-        throw new Error(`${this.opts.podName} exited before its ${which} passed:\n${this.out.slice(-3000)}`);
+        throw new Error(`${this.opts.podName} exited before its ${which} passed:\n${this.output().slice(-3000)}`);
       }
       last = await this.probe(which);
       if (last.ok) return Date.now() - started;
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(
-      `${this.opts.podName}: ${which} failed for ${limit} ms (last: ${last.status ?? last.error}):\n${this.out.slice(-3000)}`,
+      `${this.opts.podName}: ${which} failed for ${limit} ms (last: ${last.status ?? last.error}):\n${this.output().slice(-3000)}`,
     );
   }
 
@@ -148,45 +204,63 @@ export class KubeletContainer {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private hostPath(path: string): string {
-    return join(this.dir, path);
+  /** Where a container's path is on this machine: its mounts are links into the pod's volume dirs. */
+  private hostPath(path: string, container = this.container): string {
+    return join(this.dir, 'containers', container.name, path);
   }
 
-  private mountVolumes(): void {
-    for (const mount of this.container.volumeMounts ?? []) {
-      const volume = this.pod.volumes?.find((v) => v.name === mount.name);
-      if (!volume) throw new Error(`volume ${mount.name} is not defined`);
-      const at = this.hostPath(mount.mountPath);
-      mkdirSync(at, { recursive: true });
-      let files: Record<string, string> = {};
-      if (volume.configMap) {
-        const cm = this.opts.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === volume.configMap!.name);
-        if (!cm) throw new Error(`ConfigMap ${volume.configMap.name} is not in the rendered objects`);
-        files = pick(cm.data ?? {}, volume.configMap.items);
-      } else if (volume.secret) {
-        const secret = this.opts.secrets[volume.secret.secretName];
-        // The kubelet does not start a container whose non-optional Secret volume is missing.
-        if (!secret && volume.secret.optional !== true)
-          throw new Error(`Secret ${volume.secret.secretName} is missing`);
-        files = pick(secret ?? {}, volume.secret.items);
-      } else if (!volume.emptyDir) {
-        throw new Error(`volume ${volume.name}: only configMap, secret and emptyDir are emulated`);
-      }
-      for (const [path, text] of Object.entries(files)) {
-        mkdirSync(dirname(join(at, path)), { recursive: true });
-        writeFileSync(join(at, path), text);
-      }
-      if (mount.readOnly) for (const path of Object.keys(files)) chmodSync(join(at, path), 0o444);
+  private network(): { args?: string[]; probeArgs?: string[] } {
+    return this.opts.network?.((port) => this.hostPort(port)) ?? {};
+  }
+
+  /** The volume's dir, filled the first time a container of the pod mounts it. */
+  private volumeDir(name: string): string {
+    const at = join(this.dir, 'volumes', name);
+    if (existsSync(at)) return at;
+    mkdirSync(at, { recursive: true });
+    const volume = this.pod.volumes?.find((v) => v.name === name);
+    const claims = (this.workload.spec as { volumeClaimTemplates?: { metadata: { name: string } }[] })
+      .volumeClaimTemplates;
+    let files: Record<string, string> = {};
+    if (volume?.configMap) {
+      const cm = this.opts.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === volume.configMap!.name);
+      if (!cm) throw new Error(`ConfigMap ${volume.configMap.name} is not in the rendered objects`);
+      files = pick(cm.data ?? {}, volume.configMap.items);
+    } else if (volume?.secret) {
+      const secret = this.opts.secrets[volume.secret.secretName];
+      // The kubelet does not start a container whose non-optional Secret volume is missing.
+      if (!secret && volume.secret.optional !== true) throw new Error(`Secret ${volume.secret.secretName} is missing`);
+      files = pick(secret ?? {}, volume.secret.items);
+    } else if (!volume?.emptyDir && !(volume === undefined && claims?.some((c) => c.metadata.name === name))) {
+      if (!volume) throw new Error(`volume ${name} is not defined`);
+      throw new Error(`volume ${name}: only configMap, secret, emptyDir and volumeClaimTemplates are emulated`);
+    }
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(at, path)), { recursive: true });
+      writeFileSync(join(at, path), text);
+      chmodSync(join(at, path), 0o444); // ConfigMap and Secret volumes are read-only
+    }
+    return at;
+  }
+
+  private mountVolumes(container: Container): void {
+    mkdirSync(this.hostPath('/', container), { recursive: true });
+    for (const mount of container.volumeMounts ?? []) {
+      const at = this.hostPath(mount.mountPath, container);
+      mkdirSync(dirname(at), { recursive: true });
+      symlinkSync(this.volumeDir(mount.name), at);
     }
   }
 
-  private env(): Record<string, string> {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', NODE_ENV: 'production' };
-    const tmp = this.container.volumeMounts?.find((m) => m.mountPath === '/tmp');
-    if (tmp) env.TMPDIR = this.hostPath('/tmp');
-    for (const e of this.container.env ?? []) {
+  private env(container: Container): Record<string, string> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
+    if (!container.command) env.NODE_ENV = 'production'; // the Drover image's entrypoint and env
+    const defined: Record<string, string> = {};
+    const tmp = container.volumeMounts?.find((m) => m.mountPath === '/tmp');
+    if (tmp) env.TMPDIR = this.hostPath('/tmp', container);
+    for (const e of container.env ?? []) {
       let value: string;
-      if (e.value !== undefined) value = e.value;
+      if (e.value !== undefined) value = expand(e.value, defined);
       else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') value = this.opts.podName;
       else if (e.valueFrom?.secretKeyRef) {
         const { name, key } = e.valueFrom.secretKeyRef;
@@ -198,34 +272,51 @@ export class KubeletContainer {
         const cm = this.opts.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
         value = cm?.data?.[key] ?? '';
       } else throw new Error(`env ${e.name}: this valueFrom is not emulated`);
-      if (value.includes('$(')) throw new Error(`env ${e.name}: $(VAR) expansion is not emulated`);
-      env[e.name] = this.localize(e.name, value);
+      defined[e.name] = value;
+      env[e.name] = this.localize(container, e.name, value);
     }
     return env;
   }
 
   /** The value as seen from this machine: paths into the pod's volumes, Service names, moved ports. */
-  private localize(name: string, value: string): string {
+  private localize(container: Container, name: string, value: string): string {
     if (name === 'PORT') return String(this.hostPort(Number(value)));
-    const mount = this.container.volumeMounts?.find((m) => value.startsWith(`${m.mountPath}/`));
-    if (mount) return this.hostPath(value);
-    for (const [from, to] of Object.entries(this.opts.dns)) value = value.replace(`//${from}`, `//${to}`);
+    const mount = container.volumeMounts?.find((m) => value === m.mountPath || value.startsWith(`${m.mountPath}/`));
+    if (mount) return this.hostPath(value, container);
+    // A URL's host, after `//` or its user info's `@`.
+    for (const [from, to] of Object.entries(this.opts.dns)) {
+      value = value.replace(`//${from}`, `//${to}`).replace(`@${from}`, `@${to}`);
+    }
     return value;
   }
 
-  private spawn(): void {
-    const command = this.container.command ?? ['node'];
-    const [bin, ...args] = [...command, ...(this.container.args ?? [])];
-    this.child = spawn(bin === 'node' ? process.execPath : bin!, args, {
+  /** Starts a container's process; returns it and a reader of its output (the last 200 kB). */
+  private spawn(container: Container): [ChildProcess, () => string] {
+    const command = container.command ?? ['node'];
+    const main = container === this.container;
+    const [bin, ...args] = [
+      ...command,
+      ...(container.args ?? []).map((a) => this.localize(container, '', a)),
+      ...((main && this.network().args) || []),
+    ];
+    const child = spawn(bin === 'node' ? process.execPath : bin!, args, {
       cwd: ROOT,
-      env: this.env(),
+      env: this.env(container),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const collect = (chunk: Buffer) => (this.out = (this.out + chunk.toString()).slice(-200_000));
-    this.child.stdout!.on('data', collect);
-    this.child.stderr!.on('data', collect);
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    let out = '';
+    const collect = (chunk: Buffer) => (out = (out + chunk.toString()).slice(-200_000));
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    return [child, () => out];
   }
+}
+
+/** Kubernetes' `$(VAR)` expansion: a variable defined before it; `$$` is a literal `$`; others stay as written. */
+function expand(value: string, defined: Record<string, string>): string {
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (whole, name?: string) =>
+    name === undefined ? '$' : (defined[name] ?? whole),
+  );
 }
 
 function pick(data: Record<string, string>, items?: { key: string; path: string }[]): Record<string, string> {
