@@ -45,13 +45,13 @@ describe('audit integrity (real api, real drover binary)', () => {
     expect(audit.body.items).toEqual([
       expect.objectContaining({ token: 'admin-token', action: 'pauseQueue', target: 'name=default', status: 200 }),
     ]);
-    const refused = await api.call('GET', '/audit?log=unauthenticated&page_size=1000', { as: 'admin' });
+    const refused = await api.call('GET', '/audit?log=refused&page_size=1000', { as: 'admin' });
     expect(refused.body.items).toHaveLength(50);
     expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', action: 'resumeQueue', status: 401 });
     expectProblem(await api.call('GET', '/audit?log=everything', { as: 'admin' }), 400);
 
     const cli = droverAs(api, 'admin');
-    const listed = await cli(['audit', '--unauthenticated', '--limit', '5', '-o', 'json']);
+    const listed = await cli(['audit', '--refused', '--limit', '5', '-o', 'json']);
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toHaveLength(5);
   }, 60_000);

@@ -33,7 +33,7 @@ export interface paths {
     };
     /**
      * Who changed what: every mutating call, newest first
-     * @description Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an authenticated caller, refused ones (403) included; the newest 10 000 are kept. `log=unauthenticated`: mutating calls refused before anybody was authenticated (no or an invalid token, a failed login), kept apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control characters in every text field are stored escaped (`\n`, `\x1b`), and `\` is doubled.
+     * @description Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an authenticated caller that passed the route's role check; the newest 10 000 are kept. `log=refused`: mutating calls refused at the door, before anybody was authenticated (no or an invalid token, a failed login; token `anonymous`) or for a role below the route's (403), kept apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control characters in every text field are stored escaped (`\n`, `\x1b`), and `\` is doubled.
      */
     get: operations['listAudit'];
     put?: never;
@@ -1261,7 +1261,7 @@ export interface operations {
   listAudit: {
     parameters: {
       query?: {
-        log?: 'principals' | 'unauthenticated';
+        log?: 'principals' | 'refused';
         page_size?: number;
         page_token?: string;
       };

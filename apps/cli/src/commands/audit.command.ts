@@ -11,9 +11,9 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .command('audit')
     .description('who changed what, newest first (admin)')
     .option('--limit <n>', 'at most this many', '50')
-    .option('--unauthenticated', 'the calls refused before anybody was authenticated (no or a bad token) instead')
-    .action(async (o: { limit: string; unauthenticated?: boolean }) => {
-      const log = o.unauthenticated ? 'unauthenticated' : 'principals';
+    .option('--refused', 'the calls refused at the door (no or a bad token, or a role too low) instead')
+    .action(async (o: { limit: string; refused?: boolean }) => {
+      const log = o.refused ? 'refused' : 'principals';
       const { items } = await collect(
         (page_token, page_size) =>
           ok(ctx.api.GET('/api/v1/audit', { params: { query: { page_size, page_token, log } } })),
@@ -38,8 +38,8 @@ export function registerAudit(program: Command, ctx: CliContext): void {
               items,
               ctx.width,
             )
-          : o.unauthenticated
-            ? 'no refused unauthenticated calls\n'
+          : o.refused
+            ? 'no refused calls\n'
             : 'no audit entries\n',
       );
     });

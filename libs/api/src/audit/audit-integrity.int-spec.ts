@@ -22,8 +22,17 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
   await stores.registry.put([{ name: 'q' }]);
   const admin = `a-${randomBytes(16).toString('hex')}`;
   const file = join(mkdtempSync(join(tmpdir(), 'drover-audit-')), 'tokens.yaml');
-  const sha256 = createHash('sha256').update(admin).digest('hex');
-  writeFileSync(file, stringify({ tokens: [{ name: 'admin-token', role: 'admin', sha256 }] }));
+  const viewer = `v-${randomBytes(16).toString('hex')}`;
+  const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+  writeFileSync(
+    file,
+    stringify({
+      tokens: [
+        { name: 'admin-token', role: 'admin', sha256: sha256(admin) },
+        { name: 'viewer-token', role: 'viewer', sha256: sha256(viewer) },
+      ],
+    }),
+  );
   const meta = (key: string) => Reflect.getMetadata(key, ApiModule) as never[];
   @Module({
     imports: meta(MODULE_METADATA.IMPORTS),
@@ -63,6 +72,7 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
   };
   return {
     admin,
+    viewer,
     call,
     stores,
     auditKey: (...parts: string[]) => stores.keys.core('audit', ...parts),
@@ -75,12 +85,15 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
 
 type Api = Awaited<ReturnType<typeof startApi>>;
 
-/** Anonymous and wrong-token writes, as a flood would send them, `n` in all (in batches). */
-async function flood(api: Api, n: number): Promise<number[]> {
+/**
+ * Refused writes, as a flood would send them, `n` in all (in batches): anonymous and wrong-token
+ * ones, or all with `token` (one whose role is too low).
+ */
+async function flood(api: Api, n: number, token?: string): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i += 50) {
     const batch = Array.from({ length: Math.min(50, n - i) }, (_, j) =>
-      api.call('POST', '/queues/q/pause', (i + j) % 2 ? 'not-a-token' : undefined),
+      api.call('POST', '/queues/q/pause', token ?? ((i + j) % 2 ? 'not-a-token' : undefined)),
     );
     statuses.push(...(await Promise.all(batch)).map((r) => r.status));
   }
@@ -95,7 +108,7 @@ describe('audit integrity against anonymous floods (real api stack, real redis-s
   describe('with no refusal limit at all', () => {
     let api: Api;
     beforeAll(async () => {
-      api = await startApi('audit-flood', { principals: 100, unauthenticated: 20 }, 0);
+      api = await startApi('audit-flood', { principals: 100, refused: 20 }, 0);
     }, 30_000);
     afterAll(() => api?.close(), 30_000);
 
@@ -116,17 +129,29 @@ describe('audit integrity against anonymous floods (real api stack, real redis-s
       ]);
       // The refusals are kept apart, in their own log, trimmed to its own cap (approximately:
       // Redis trims whole nodes of 100 entries).
-      const refused = await api.call('GET', '/audit?log=unauthenticated&page_size=1000', api.admin);
+      const refused = await api.call('GET', '/audit?log=refused&page_size=1000', api.admin);
       expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', role: '-', action: 'pauseQueue', status: 401 });
       expect(refused.body.items.length).toBeGreaterThanOrEqual(20);
-      expect(await api.stores.connections.command.xlen(api.auditKey('unauthenticated'))).toBeLessThanOrEqual(120);
+      expect(await api.stores.connections.command.xlen(api.auditKey('refused'))).toBeLessThanOrEqual(120);
+    }, 60_000);
+
+    it("keeps the admin's pause however many writes a viewer token is refused", async () => {
+      const before = await api.call('GET', '/audit?page_size=1000', api.admin);
+      const statuses = await flood(api, 1_050, api.viewer);
+      expect(new Set(statuses)).toEqual(new Set([403]));
+
+      const after = await api.call('GET', '/audit?page_size=1000', api.admin);
+      expect(after.body.items).toEqual(before.body.items);
+      expect(after.body.items).toContainEqual(expect.objectContaining({ token: 'admin-token', action: 'pauseQueue' }));
+      const refused = await api.call('GET', '/audit?log=refused&page_size=1', api.admin);
+      expect(refused.body.items[0]).toMatchObject({ token: 'viewer-token', role: 'viewer', status: 403 });
     }, 60_000);
   });
 
   describe('with a refusal limit of 30 a minute per address', () => {
     let api: Api;
     beforeAll(async () => {
-      api = await startApi('audit-limit', { principals: 100, unauthenticated: 1_000 }, 30);
+      api = await startApi('audit-limit', { principals: 100, refused: 1_000 }, 30);
     }, 30_000);
     afterAll(() => api?.close(), 30_000);
 
@@ -148,14 +173,14 @@ describe('audit integrity against anonymous floods (real api stack, real redis-s
       expect((await api.call('POST', '/queues/q/resume', api.admin)).status).toBe(200);
       const audit = await api.call('GET', '/audit?page_size=1000', api.admin);
       expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['resumeQueue', 'pauseQueue']);
-      expect(await api.stores.connections.command.xlen(api.auditKey('unauthenticated'))).toBe(30);
+      expect(await api.stores.connections.command.xlen(api.auditKey('refused'))).toBe(30);
     }, 60_000);
   });
 
   describe('path text', () => {
     let api: Api;
     beforeAll(async () => {
-      api = await startApi('audit-escape', { principals: 100, unauthenticated: 100 }, 0);
+      api = await startApi('audit-escape', { principals: 100, refused: 100 }, 0);
     }, 30_000);
     afterAll(() => api?.close(), 30_000);
 
@@ -166,9 +191,9 @@ describe('audit integrity against anonymous floods (real api stack, real redis-s
       const target = 'name=x\\n2026-01-01T00:00:00Z admin-token deleteRoutine\\x1b[2J';
       const audit = await api.call('GET', '/audit', api.admin);
       expect(audit.body.items[0]).toMatchObject({ token: 'admin-token', status: 400, target });
-      const refused = await api.call('GET', '/audit?log=unauthenticated', api.admin);
+      const refused = await api.call('GET', '/audit?log=refused', api.admin);
       expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', status: 401, target });
-      const stored = [api.auditKey(), api.auditKey('unauthenticated')].map((key) =>
+      const stored = [api.auditKey(), api.auditKey('refused')].map((key) =>
         api.stores.connections.command.xrange(key, '-', '+'),
       );
       const values = (await Promise.all(stored)).flat(3).filter((v): v is string => typeof v === 'string');

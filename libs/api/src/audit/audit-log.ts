@@ -17,18 +17,20 @@ export interface AuditEntry {
 }
 
 /**
- * The two logs. `principals`: what authenticated callers did (their refused calls included, a 403
- * on a purge is worth knowing about). `unauthenticated`: calls refused before anybody was
- * authenticated (no or an invalid token, a failed login). They are separate streams with separate
- * caps, so no amount of anonymous traffic can push an admin's action out of the first.
+ * The two logs. `principals`: what authenticated callers did, the calls that passed the route's
+ * role check (and the token's rate limit). `refused`: the calls refused at the door, before
+ * anybody was authenticated (no or an invalid token, a failed login) or for a role below the
+ * route's (a 403 on a purge is worth knowing about). They are separate streams with separate caps,
+ * so no amount of refused traffic, anonymous or from a viewer token, can push an admin's action out
+ * of the first.
  */
-export const AUDIT_LOGS = ['principals', 'unauthenticated'] as const;
+export const AUDIT_LOGS = ['principals', 'refused'] as const;
 export type AuditLogName = (typeof AUDIT_LOGS)[number];
 
 /** How many entries each log keeps (Redis trims the oldest, approximately, as it writes). */
 export type AuditCaps = Record<AuditLogName, number>;
 export const AUDIT_CAPS = Symbol('drover.audit-caps');
-export const DEFAULT_AUDIT_CAPS: AuditCaps = { principals: 10_000, unauthenticated: 1_000 };
+export const DEFAULT_AUDIT_CAPS: AuditCaps = { principals: 10_000, refused: 1_000 };
 
 /**
  * The audit log: capped Redis streams shared by every api replica, so "who paused nightly?" has
@@ -47,7 +49,7 @@ export class AuditLog {
   }
 
   private key(log: AuditLogName): string {
-    return log === 'principals' ? this.keys.core('audit') : this.keys.core('audit', 'unauthenticated');
+    return log === 'principals' ? this.keys.core('audit') : this.keys.core('audit', 'refused');
   }
 
   /** Writes one entry; every text field is stored with its control characters escaped. */

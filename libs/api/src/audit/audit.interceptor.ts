@@ -7,7 +7,7 @@ import type { AuthenticatedRequest } from '../auth/principal';
 import { isoOf } from '../http/api-time';
 import { mapError } from '../http/error-mapping';
 import { ROUTE_SPEC, successStatus, type RouteSpec } from '../http/route-spec';
-import { AuditLog } from './audit-log';
+import { AuditLog, type AuditLogName } from './audit-log';
 
 /** Path parameters as a short target string (`name=nightly`), or `-`. */
 function targetOf(req: Request): string {
@@ -16,8 +16,7 @@ function targetOf(req: Request): string {
 }
 
 /**
- * Writes one audit entry for `req`: to the principals' log when the call was authenticated, to
- * the unauthenticated log otherwise. A failed write is logged, never fails the call.
+ * Writes one audit entry for `req` to `log`. A failed write is logged, never fails the call.
  */
 export function auditCall(
   audit: AuditLog,
@@ -26,6 +25,7 @@ export function auditCall(
   req: Request & AuthenticatedRequest,
   spec: RouteSpec | undefined,
   status: number,
+  log: AuditLogName,
 ): Promise<void> {
   // An unauthenticated caller past its refusal limit is counted (RefusalThrottle), not stored.
   if (!req.principal && status === 429) return Promise.resolve();
@@ -40,7 +40,7 @@ export function auditCall(
         status,
         ip: req.socket.remoteAddress ?? '',
       },
-      req.principal ? 'principals' : 'unauthenticated',
+      log,
     )
     .catch((err: unknown) => logger.warn(`could not write the audit log: ${(err as Error).message}`));
 }
@@ -63,7 +63,7 @@ export class AuditInterceptor implements NestInterceptor {
     const spec = this.reflector.get<RouteSpec | undefined>(ROUTE_SPEC, ctx.getHandler());
     const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    const write = (status: number) => auditCall(this.audit, this.clock, this.logger, req, spec, status);
+    const write = (status: number) => auditCall(this.audit, this.clock, this.logger, req, spec, status, 'principals');
     // A handler that picks its own status sets it before returning; otherwise Nest applies the
     // route's HttpCode when it sends, after this runs.
     const okStatus = () => (res.statusCode !== 200 || !spec ? res.statusCode : successStatus(spec));

@@ -12,9 +12,10 @@ import { RefusalThrottle } from './refusal-throttle';
 
 /**
  * Authenticates every API request and checks the route's minimum role (spec §5). A refused
- * mutation is audited too: a 403 on a purge is worth knowing about. A request refused before
- * anybody was authenticated counts against its address's refusal limit (429 past it, and then
- * nothing is written) and goes to the separate unauthenticated log, never the principals' one.
+ * mutation is audited too, in the refused log, never the principals' one: a 403 on a purge is
+ * worth knowing about, and no flood of refusals may push out what principals did. A request
+ * refused before anybody was authenticated also counts against its address's refusal limit (429
+ * past it, and then nothing is written).
  */
 @Injectable()
 export class ApiAuthGuard implements CanActivate {
@@ -41,7 +42,7 @@ export class ApiAuthGuard implements CanActivate {
       const status = mapError(err).problem.status;
       // A 5xx (Redis away while reading a session) refused nobody.
       if (!req.principal && status < 500) await this.refusals.refused(req);
-      if (isMutating(spec.method)) await auditCall(this.audit, this.clock, this.logger, req, spec, status);
+      if (isMutating(spec.method)) await auditCall(this.audit, this.clock, this.logger, req, spec, status, 'refused');
       throw err;
     }
   }

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { NAME_PATTERN } from '../model/name.schema';
 import { MAX_JOB_TYPE_LENGTH } from '../model/limits';
 
-
 /**
  * A typed job contract shared by producers (`DroverClient.enqueue`) and the worker
  * (`@JobHandler`): the job type's name, the zod schemas of its payload and (optionally) its
