@@ -1,6 +1,5 @@
 /**
- * Issue #24 items 2, 3, 6 (event streams) and 7 (cookie), against real api processes over HTTP:
- * DNS rebinding and foreign origins in development mode, console sessions re-checked against a
+ * Authentication hardening against real api processes over HTTP: DNS rebinding and foreign origins in development mode, console sessions re-checked against a
  * tokens file that changes while the api runs, event streams that end with their credentials, the
  * session cookie behind a TLS proxy, the caps on open event streams, and an empty tokens variable.
  */

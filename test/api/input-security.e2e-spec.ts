@@ -20,7 +20,7 @@ const routine = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /**
- * Issue #24 items 1, 6 and 7 against a real api (with a scheduler applying the policy file and a
+ * Input hardening against a real api (with a scheduler applying the policy file and a
  * worker running its jobs): what an operator may not do to system routines, the headers every
  * answer carries, If-Match, body nesting, long unknown keys, and run ids naming BullMQ's keys.
  */

@@ -6,7 +6,7 @@ import { droverAs } from '../cli/support/drover-cli';
 const FOREIGN_CONTROL = /(?!\u001b\[(?:1|2|22|31|32|33|36|39)m)[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 /**
- * Issue #24 item 4 against the built api: a flood of anonymous writes is throttled per address
+ * Audit integrity against the built api: a flood of anonymous writes is throttled per address
  * and never pushes an admin's action out of the audit log, and path text an attacker chose
  * reaches `drover audit` (the built binary) escaped, whether or not the server escaped it.
  */

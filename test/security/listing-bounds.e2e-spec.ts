@@ -7,7 +7,7 @@ const MAX_PAYLOAD = 200 * KiB; // under the 256 KiB payload limit
 const bigPayload = (i: number) => ({ i, blob: 'x'.repeat(MAX_PAYLOAD) });
 
 /**
- * Issue #24 item 6 against the built api: a page of runs whose jobs carry large payloads loads no
+ * Listing bounds against the built api: a page of runs whose jobs carry large payloads loads no
  * payload (the api pod has 256 MiB), answers a small body, and says what it left out; the run
  * read alone is whole.
  */

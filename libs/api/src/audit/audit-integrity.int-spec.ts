@@ -101,8 +101,8 @@ async function flood(api: Api, n: number, token?: string): Promise<number[]> {
 }
 
 /**
- * Issue #24 item 4, scaled down by ten against caps made small: the reported 10,500 anonymous
- * writes against a 10,000-entry log become 1,050 against 100.
+ * No flood of refused calls may push out what principals did. Scaled down by ten against caps
+ * made small: 10,500 anonymous writes against a 10,000-entry log become 1,050 against 100.
  */
 describe('audit integrity against anonymous floods (real api stack, real redis-server)', () => {
   describe('with no refusal limit at all', () => {
