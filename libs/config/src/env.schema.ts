@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
@@ -136,13 +137,21 @@ const HOST_NAME =
   /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])$/;
 const hostName = z
   .string()
-  .transform((h) => h.toLowerCase())
+  // A trailing dot names the same host; Host headers are compared without it.
+  .transform((h) => h.toLowerCase().replace(/\.$/, ''))
   .refine((h) => h.length <= 253 && HOST_NAME.test(h), {
     message: 'holds an entry that is not a host name (no scheme, port or path; IPv6 in brackets)',
   });
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-f:]*:[0-9a-f:.]*(?:\/\d{1,3})?)$/i;
+/** An IPv4 or IPv6 address, optionally with a prefix length its family allows (`10.0.0.0/8`). */
+const isIpOrCidr = (entry: string): boolean => {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+};
 const trustProxy = z.string().transform((raw, ctx): TrustProxy => {
   const v = raw.trim().toLowerCase();
   if (v === 'false') return false;
@@ -151,7 +160,7 @@ const trustProxy = z.string().transform((raw, ctx): TrustProxy => {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const bad = list.find((e) => !PROXY_NAMES.has(e) && !IP_OR_CIDR.test(e));
+  const bad = list.find((e) => !PROXY_NAMES.has(e) && !isIpOrCidr(e));
   if (bad !== undefined || list.length === 0) {
     ctx.addIssue({
       code: 'custom',

@@ -17,7 +17,16 @@ describe('nodeLineSupport', () => {
     expect(nodeLineSupport('22', at('2027-06-01T00:00:00Z'))).toMatchObject({ line: 22, ended: true });
   });
 
-  it('does not claim an end for a line the table does not know', () => {
+  it('counts a line older than the table as ended', () => {
+    expect(nodeLineSupport('v16.20.2', at('2026-11-25T00:00:00Z'))).toEqual({
+      line: 16,
+      endOfLife: undefined,
+      ended: true,
+    });
+    expect(nodeLineWarning('v16.20.2', at('2026-11-25T00:00:00Z'))).toMatch(/^Node.js 16 reached end of life and/);
+  });
+
+  it('does not claim an end for a newer line the table does not know', () => {
     expect(nodeLineSupport('v40.0.0', at('2040-01-01T00:00:00Z'))).toEqual({
       line: 40,
       endOfLife: undefined,

@@ -27,8 +27,11 @@ export interface NodeLineSupport {
 export function nodeLineSupport(version: string, now: number): NodeLineSupport {
   const line = Number(/^v?(\d+)/.exec(version)?.[1] ?? NaN);
   const endOfLife = NODE_END_OF_LIFE[line];
-  // The end-of-life day itself is still supported: the line ends after it, in every zone.
-  const ended = endOfLife !== undefined && now >= Date.parse(`${endOfLife}T00:00:00Z`) + 36 * 3_600_000;
+  // The end-of-life day itself is still supported: the line ends after it, in every zone. A line
+  // older than the table's oldest ended before it.
+  const oldest = Math.min(...Object.keys(NODE_END_OF_LIFE).map(Number));
+  const ended =
+    line < oldest || (endOfLife !== undefined && now >= Date.parse(`${endOfLife}T00:00:00Z`) + 36 * 3_600_000);
   return { line, endOfLife, ended };
 }
 
@@ -40,7 +43,7 @@ export function nodeLineWarning(version: string, now: number): string | undefine
     .filter(([line, eol]) => Number(line) % 2 === 0 && Date.parse(eol) > now)
     .map(([line]) => Number(line))[0];
   return (
-    `Node.js ${s.line} reached end of life on ${s.endOfLife} and gets no security fixes: ` +
+    `Node.js ${s.line} reached end of life${s.endOfLife ? ` on ${s.endOfLife}` : ''} and gets no security fixes: ` +
     `run Drover on a supported line${next ? ` (Node.js ${next} or later)` : ''}`
   );
 }

@@ -63,12 +63,14 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
   configureApiHttp(app);
   await app.listen(0, '127.0.0.1');
   const base = `${await app.getUrl()}/api/v1`;
-  const call = async (method: string, path: string, token?: string) => {
+  const call = async (method: string, path: string, token?: string, init: { headers?: object; body?: string } = {}) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: token ? { authorization: `Bearer ${token}` } : {},
+      headers: { ...(token && { authorization: `Bearer ${token}` }), ...init.headers } as Record<string, string>,
+      body: init.body,
     });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   return {
     admin,
@@ -133,6 +135,28 @@ describe('audit integrity against anonymous floods (real api stack, real redis-s
       expect(refused.body.items[0]).toMatchObject({ token: 'anonymous', role: '-', action: 'pauseQueue', status: 401 });
       expect(refused.body.items.length).toBeGreaterThanOrEqual(20);
       expect(await api.stores.connections.command.xlen(api.auditKey('refused'))).toBeLessThanOrEqual(120);
+    }, 60_000);
+
+    it("keeps the admin's pause however many anonymous console logins and logouts follow it", async () => {
+      const before = await api.call('GET', '/audit?page_size=1000', api.admin);
+      const json = { 'content-type': 'application/json' };
+      const csrf = { 'x-drover-csrf': '1' };
+      const attempts = [
+        () => api.call('POST', '/session', undefined, { headers: { ...json, ...csrf }, body: '{"token":"guess"}' }),
+        () => api.call('POST', '/session', undefined, { headers: json, body: '{"token":"guess"}' }),
+        () => api.call('DELETE', '/session', undefined, { headers: csrf }),
+      ];
+      const statuses: number[] = [];
+      for (let i = 0; i < 1_050; i += 50) {
+        const batch = Array.from({ length: 50 }, (_, j) => attempts[(i + j) % 3]!());
+        statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+      }
+      expect(new Set(statuses)).toEqual(new Set([401, 403, 204]));
+
+      expect((await api.call('GET', '/audit?page_size=1000', api.admin)).body.items).toEqual(before.body.items);
+      const refused = await api.call('GET', '/audit?log=refused&page_size=100', api.admin);
+      const actions = new Set(refused.body.items.map((e: { action: string }) => e.action));
+      expect(actions).toEqual(new Set(['createSession', 'deleteSession']));
     }, 60_000);
 
     it("keeps the admin's pause however many writes a viewer token is refused", async () => {

@@ -48,6 +48,9 @@ export function auditCall(
 /**
  * Records every mutating call that passed the guard (the guard records refused ones), after
  * the handler ran and before the answer leaves, so a caller that saw success finds it in the log.
+ * A call that no principal made (the console's login and logout, which need no role, when they
+ * name no valid token or session) goes to the refused log: anonymous traffic never reaches the
+ * principals' one.
  */
 @Injectable()
 export class AuditInterceptor implements NestInterceptor {
@@ -63,7 +66,8 @@ export class AuditInterceptor implements NestInterceptor {
     const spec = this.reflector.get<RouteSpec | undefined>(ROUTE_SPEC, ctx.getHandler());
     const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    const write = (status: number) => auditCall(this.audit, this.clock, this.logger, req, spec, status, 'principals');
+    const write = (status: number) =>
+      auditCall(this.audit, this.clock, this.logger, req, spec, status, req.principal ? 'principals' : 'refused');
     // A handler that picks its own status sets it before returning; otherwise Nest applies the
     // route's HttpCode when it sends, after this runs.
     const okStatus = () => (res.statusCode !== 200 || !spec ? res.statusCode : successStatus(spec));

@@ -11,8 +11,9 @@ export const TOKENS_RELOAD_MS = 2_000;
 /**
  * Re-reads DROVER_API_TOKENS_FILE while the api runs — every TOKENS_RELOAD_MS and at once on
  * SIGHUP — so removing or replacing a token revokes it (bearer calls, console sessions and their
- * event streams) without a restart. A file that no longer parses is logged and ignored: the api
- * keeps the tokens it has rather than locking everybody out or letting everybody in.
+ * event streams) without a restart. A file that no longer parses, or that cannot be read (deleted,
+ * unmounted), is logged and ignored: the api keeps the tokens it has rather than locking everybody
+ * out or letting everybody in.
  */
 @Injectable()
 export class TokensFileReloader implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -30,7 +31,8 @@ export class TokensFileReloader implements OnApplicationBootstrap, OnApplication
   async onApplicationBootstrap(): Promise<void> {
     const file = this.config.env.apiTokensFile;
     if (!file || this.auth.developmentMode) return;
-    this.lastText = await readFile(file, 'utf8').catch(() => undefined);
+    // Read again now: a token removed between the config's read and this point is revoked at once.
+    await this.reload('start');
     this.timer = setInterval(() => void this.reload(), TOKENS_RELOAD_MS).unref();
     process.on('SIGHUP', this.onHup);
   }

@@ -72,7 +72,7 @@ export class RoutinesService {
 
   /**
    * 403 unless `who` may write this: a `system` routine — as stored (`before`) or as it would be
-   * (`after`) — is changed only by admins (spec §10). Callers write conditionally on the version
+   * (`after`) — is changed only by admins. Callers write conditionally on the version
    * `before` was read at, so the routine cannot become system between this check and the write.
    */
   private requireSystemRights(who: Principal, name: string, before?: Routine, after?: Routine): void {

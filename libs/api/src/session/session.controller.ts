@@ -84,7 +84,7 @@ const logout = route({
   },
 });
 
-/** The console's login, logout and "who am I" (issue #15). */
+/** The console's login, logout and "who am I". */
 @Controller('api/v1')
 export class SessionController {
   constructor(
@@ -96,7 +96,7 @@ export class SessionController {
 
   @ApiRoute(login)
   async login(@In() { body }: RouteInput<typeof login>, @Req() req: Req_, @Res({ passthrough: true }) res: Response) {
-    this.requireBrowserWrite(req);
+    await this.requireBrowserWrite(req);
     if (this.auth.developmentMode) {
       throw new ProblemError(409, 'development mode (DROVER_API_TOKENS_FILE is unset): no login needed from loopback');
     }
@@ -142,7 +142,7 @@ export class SessionController {
 
   @ApiRoute(logout)
   async logout(@Req() req: Req_, @Res({ passthrough: true }) res: Response) {
-    this.requireBrowserWrite(req);
+    await this.requireBrowserWrite(req);
     const id = readCookie(req, this.auth.cookieName(req));
     if (id !== undefined) {
       const session = await this.sessions.get(id);
@@ -153,11 +153,19 @@ export class SessionController {
     res.setHeader('Set-Cookie', sessionCookie('', { maxAgeMs: 0, secure: this.auth.secure(req) }));
   }
 
-  /** Login and logout are browser writes: the CSRF header, and an Origin (if any) of the api's own. */
-  private requireBrowserWrite(req: Request): void {
-    if (!req.headers[CSRF_HEADER]) {
-      throw new ProblemError(403, 'console session requests must carry the header "X-Drover-CSRF: 1"');
+  /**
+   * Login and logout are browser writes: the CSRF header, and an Origin (if any) of the api's own.
+   * A refusal counts against the address's refusal limit, like a bad token.
+   */
+  private async requireBrowserWrite(req: Request): Promise<void> {
+    try {
+      if (!req.headers[CSRF_HEADER]) {
+        throw new ProblemError(403, 'console session requests must carry the header "X-Drover-CSRF: 1"');
+      }
+      this.auth.requireOwnOrigin(req, 'a console login or logout');
+    } catch (err) {
+      await this.refusals.refused(req);
+      throw err;
     }
-    this.auth.requireOwnOrigin(req, 'a console login or logout');
   }
 }
