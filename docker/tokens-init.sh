@@ -61,8 +61,9 @@ case "${1:-init}" in
     [ $# -eq 3 ] || fail "usage: add NAME ROLE (ROLE: viewer, operator or admin)"
     name=$2
     role=$3
-    printf '%s' "$name" | grep -Eq '^[A-Za-z0-9_.@:-]{1,128}$' ||
-      fail "NAME must be 1-128 letters, digits or \"_.@:-\", not \"$name\""
+    # Written unquoted into a YAML flow mapping: no character YAML reads as an indicator there.
+    printf '%s' "$name" | grep -Eq '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$' ||
+      fail "NAME must be 1-128 letters, digits or \"_.-\" (a letter or digit first), not \"$name\""
     case "$role" in viewer | operator | admin) ;; *) fail "ROLE must be viewer, operator or admin, not \"$role\"" ;; esac
     [ -s "$file" ] || fail "$file does not exist yet: start the stack (docker compose up) first"
     if grep -Fq "{ name: $name," "$file"; then fail "a token named \"$name\" exists already"; fi

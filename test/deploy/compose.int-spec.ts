@@ -255,7 +255,14 @@ describe('docker/compose.yaml', () => {
         { name: 'ci', role: 'operator', sha256: hashOf(ci.token!) },
       ]);
       const before = readFileSync(file, 'utf8');
-      for (const args of [['add', 'ci', 'viewer'], ['add', 'x y', 'viewer'], ['add', 'z', 'root'], ['frobnicate']]) {
+      for (const args of [
+        ['add', 'ci', 'viewer'],
+        ['add', 'x y', 'viewer'],
+        ['add', '@alice', 'viewer'],
+        ['add', 'a:', 'viewer'],
+        ['add', 'z', 'root'],
+        ['frobnicate'],
+      ]) {
         const res = runTokensInit(dir, args);
         expect([args, res.code, res.token]).toEqual([args, 2, undefined]);
       }
