@@ -322,16 +322,29 @@ describe('queues api (real api + scheduler + worker)', () => {
     });
   });
 
-  it('audits mutating calls, refused ones included, with token, action, target and status', async () => {
-    const audit = await api.call('GET', '/audit?page_size=1000', { as: 'admin' });
-    const entries: { token: string; action: string; target: string; status: number }[] = audit.body.items;
-    const has = (token: string, action: string, target: string, status: number) =>
-      expect(entries).toContainEqual(expect.objectContaining({ token, action, target, status }));
-    has('viewer-token', 'pauseQueue', 'name=default', 403);
-    has('operator-token', 'pauseQueue', 'name=default', 200);
-    has('operator-token', 'replayParked', 'name=flaky id=beta-0', 201);
-    has('operator-token', 'replayParkedRuns', 'name=flaky', 202);
-    has('operator-token', 'purgeParkedRuns', 'name=flaky', 403);
-    has('admin-token', 'deleteParked', 'name=flaky id=beta-1', 204);
+  it('audits mutating calls with token, action, target and status; refused ones in the refused log', async () => {
+    const entriesOf = async (log: string) =>
+      (await api.call('GET', `/audit?log=${log}&page_size=1000`, { as: 'admin' })).body.items as {
+        token: string;
+        action: string;
+        target: string;
+        status: number;
+      }[];
+    const principals = await entriesOf('principals');
+    const refused = await entriesOf('refused');
+    const entry = (token: string, action: string, target: string, status: number) =>
+      expect.objectContaining({ token, action, target, status });
+    expect(principals).toContainEqual(entry('operator-token', 'pauseQueue', 'name=default', 200));
+    expect(principals).toContainEqual(entry('operator-token', 'replayParked', 'name=flaky id=beta-0', 201));
+    expect(principals).toContainEqual(entry('operator-token', 'replayParkedRuns', 'name=flaky', 202));
+    expect(principals).toContainEqual(entry('admin-token', 'deleteParked', 'name=flaky id=beta-1', 204));
+    // A role below the route's is refused at the door: never in the principals' log.
+    for (const denied of [
+      entry('viewer-token', 'pauseQueue', 'name=default', 403),
+      entry('operator-token', 'purgeParkedRuns', 'name=flaky', 403),
+    ]) {
+      expect(refused).toContainEqual(denied);
+      expect(principals).not.toContainEqual(denied);
+    }
   });
 });
