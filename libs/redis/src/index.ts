@@ -8,3 +8,4 @@ export * from './errors/stale-leader.error';
 export * from './clock/clock';
 export * from './clock/cluster-clock';
 export * from './server-settings';
+export * from './pubsub/resilient-subscriber';
