@@ -59,6 +59,16 @@ const NOT_STARTED: Record<string, string> = {
   'routine-changed-expired': 'not started: its routine changed before its slot',
 };
 
+/** The cancel reason recorded in a job's stored data, if any. */
+function cancelOf(rawData: string | null | undefined): string | undefined {
+  if (!rawData) return undefined;
+  try {
+    return (JSON.parse(rawData) as Partial<RunJobData>).cancel?.reason;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
  * still-unlocked), so a dead worker's run is reclaimed within about lease + 2 × this.
@@ -141,6 +151,23 @@ export class QueueConsumer {
   /** Aborts the run if this process holds it; false otherwise. */
   cancel(id: string, reason: string): boolean {
     return this.abortJob(id, new JobCanceledError(reason));
+  }
+
+  /**
+   * Aborts the attempts running here whose run has a cancel recorded (see RunStore.cancel): for
+   * cancel requests published while this process was not subscribed. Returns how many it aborted.
+   */
+  async recheckCancels(): Promise<number> {
+    const ids = [...this.running.keys()];
+    if (!ids.length) return 0;
+    const { bull, connections } = this.deps;
+    const raw = await Promise.all(ids.map((id) => connections.command.hget(bull.jobKey(this.name, id), 'data')));
+    let aborted = 0;
+    ids.forEach((id, i) => {
+      const reason = cancelOf(raw[i]);
+      if (reason !== undefined && this.cancel(id, reason)) aborted++;
+    });
+    return aborted;
   }
 
   /** Aborts the attempt of run `id` if it runs here (its signal, and its settling). */

@@ -14,7 +14,7 @@ import { DuplicateInstanceWatch, queueSchema, type Queue } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { ReadinessRegistry } from '@drover/platform';
-import { Clock, DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
+import { Clock, DroverKeys, RedisConnections, ResilientSubscriber } from '@drover/redis';
 import {
   BullQueues,
   cancelChannel,
@@ -52,7 +52,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   private readonly startedAt: number;
   private state: 'starting' | 'running' | 'draining' | 'stopped' = 'starting';
   private lastError?: string;
-  private subscriber?: RedisClient;
+  private subscriber?: ResilientSubscriber;
   private timers: NodeJS.Timeout[] = [];
   private reconciling: Promise<void> = Promise.resolve();
   private warnedDefaults = new Set<string>();
@@ -127,16 +127,31 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
 
   private async subscribe(): Promise<void> {
     if (this.subscriber) return;
-    const sub = this.connections.open('blocking', 'worker-sub');
-    this.subscriber = sub;
-    sub.on('message', (channel: string, message: string) => {
-      if (channel === cancelChannel(this.keys)) this.onCancel(message);
-      else this.scheduleReconcile();
-    });
     const channels = [cancelChannel(this.keys)];
     // With a policy file the file is the authority; otherwise follow the queue registry.
     if (!this.config.bundle) channels.push(this.registry.changesChannel);
-    await sub.subscribe(...channels);
+    this.subscriber = await ResilientSubscriber.start({
+      open: () => this.connections.open('blocking', 'worker-sub'),
+      channels,
+      onMessage: (channel, message) => {
+        if (channel === cancelChannel(this.keys)) this.onCancel(message);
+        else this.scheduleReconcile();
+      },
+      // What was announced while the connection was down reached nobody: a cancel is also
+      // recorded on its run, and a policy change in the registry, so read both again.
+      onResync: async () => {
+        this.scheduleReconcile();
+        await this.recheckCancels();
+      },
+      onError: (err) => this.log.warn({ err: err.message }, 'could not re-read cancels after a reconnect'),
+    });
+  }
+
+  /** Aborts the held runs whose cancel was recorded (on the run) but not heard of. */
+  private async recheckCancels(): Promise<void> {
+    const found = await Promise.all([...this.consumers.values()].map((c) => c.recheckCancels()));
+    const n = found.reduce((a, b) => a + b, 0);
+    if (n) this.log.info({ runs: n }, 'canceled runs whose cancel was published while the worker was disconnected');
   }
 
   private onCancel(raw: string): void {
@@ -278,7 +293,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
   async onApplicationShutdown(): Promise<void> {
     // Normally done by beforeApplicationShutdown; covers a context closed without it.
     await this.beforeApplicationShutdown();
-    this.subscriber?.disconnect();
+    const sub = this.subscriber;
     this.subscriber = undefined;
+    await sub?.close();
   }
 }
