@@ -1,5 +1,5 @@
 import type { Queue } from '@drover/core';
-import type { RedisClient, RedisConnections } from '@drover/redis';
+import { ResilientSubscriber, type RedisConnections } from '@drover/redis';
 import type { BullQueues } from './bull-queues';
 import type { QueueRegistry } from './queue-registry.store';
 
@@ -36,8 +36,7 @@ export class QueuePolicyCache {
   private names?: Entry<string[]>;
   /** Bumped on every change message and every loss of the subscription: older entries are stale. */
   private epoch = 0;
-  private live = false;
-  private subscriber?: RedisClient;
+  private subscriber?: ResilientSubscriber;
   private subscribing?: Promise<void>;
   private closed = false;
 
@@ -59,7 +58,7 @@ export class QueuePolicyCache {
 
   private fresh<T>(e: Entry<T> | undefined): e is Entry<T> {
     if (!e || e.epoch !== this.epoch) return false;
-    return this.live || this.now() - e.at < UNSUBSCRIBED_TTL_MS;
+    return !!this.subscriber?.isLive() || this.now() - e.at < UNSUBSCRIBED_TTL_MS;
   }
 
   /** The queue's policy and ranked flag (read from Redis unless known). */
@@ -109,31 +108,23 @@ export class QueuePolicyCache {
 
   private subscribeOnce(): void {
     if (this.subscribing || this.closed) return;
-    const sub = this.connections.open('blocking', 'policy-sub');
-    this.subscriber = sub;
-    sub.on('message', () => this.invalidate());
-    // Messages published while the connection is down are lost: forget everything and trust
-    // reads for a short time only until ioredis has subscribed again.
-    const lost = () => {
-      if (!this.live) return;
-      this.live = false;
-      this.invalidate();
-    };
-    sub.on('close', lost);
-    sub.on('reconnecting', lost);
-    const channels = [this.registry.changesChannel, this.rankedChannel];
-    const subscribed = () => {
-      this.invalidate();
-      this.live = !this.closed;
-    };
-    // After a reconnect: live again once subscribed again (SUBSCRIBE is idempotent, and its reply
-    // comes after ioredis's own re-subscription). The first 'ready' is the initial connection.
-    let connected = false;
-    sub.on('ready', () => {
-      if (!connected) return void (connected = true);
-      if (!this.live && !this.closed) void sub.subscribe(...channels).then(subscribed, () => undefined);
-    });
-    this.subscribing = sub.subscribe(...channels).then(subscribed, () => undefined);
+    // Messages published while the connection is down are lost: forget everything on a loss,
+    // trust reads for a short time only until subscribed again, and forget again once it is
+    // (what was read meanwhile may predate a change nobody heard of).
+    this.subscribing = ResilientSubscriber.start({
+      open: () => this.connections.open('blocking', 'policy-sub'),
+      channels: [this.registry.changesChannel, this.rankedChannel],
+      onMessage: () => this.invalidate(),
+      onLost: () => this.invalidate(),
+      onResync: () => this.invalidate(),
+    }).then(
+      async (sub) => {
+        this.invalidate();
+        if (this.closed) return sub.close();
+        this.subscriber = sub;
+      },
+      () => undefined,
+    );
   }
 
   /** Resolves once the change subscription is first live (tests wait for it before changing things). */
@@ -144,9 +135,8 @@ export class QueuePolicyCache {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.live = false;
     const sub = this.subscriber;
     this.subscriber = undefined;
-    if (sub) await sub.quit().catch(() => sub.disconnect());
+    await sub?.close();
   }
 }
