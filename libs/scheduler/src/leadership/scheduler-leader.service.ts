@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock, DroverKeys, RedisConnections, StaleLeaderError, type RedisClient } from '@drover/redis';
+import { Clock, DroverKeys, RedisConnections, ResilientSubscriber, StaleLeaderError } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import { Reconciler } from '../reconcile/reconciler.service';
@@ -24,7 +24,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   readonly elector: LeaderElector;
   private lead?: Leadership;
   private timers: NodeJS.Timeout[] = [];
-  private subscriber?: RedisClient;
+  private subscriber?: ResilientSubscriber;
   private running = Promise.resolve();
 
   constructor(
@@ -99,30 +99,30 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   }
 
   private async listenForChanges(): Promise<void> {
-    const sub = this.conns.open('command', 'routine-changes');
-    this.subscriber = sub;
-    const channel = this.routines.changesChannel;
-    sub.on('message', (_ch: string, name: string) => {
-      void this.serial(async () => {
-        if (!this.lead || !this.isCurrent()) return;
-        // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
-        if (name === '*') return void (await this.reconciler.reconcileAll(this.lead, this.isCurrent));
-        await this.disarmChanged(name);
-        await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
-      });
+    // Set once started; a resync may come before (a loss during the first SUBSCRIBE).
+    const mine: { sub?: ResilientSubscriber } = {};
+    mine.sub = await ResilientSubscriber.start({
+      open: () => this.conns.open('command', 'routine-changes'),
+      channels: [this.routines.changesChannel],
+      onMessage: (_ch, name) => {
+        void this.serial(async () => {
+          if (!this.lead || !this.isCurrent()) return;
+          // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
+          if (name === '*') return void (await this.reconciler.reconcileAll(this.lead, this.isCurrent));
+          await this.disarmChanged(name);
+          await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
+        });
+      },
+      // What was published while the connection was down reached nobody: catch up on everything.
+      onResync: () => {
+        void this.serial(async () => {
+          if (this.subscriber !== mine.sub || !this.lead || !this.isCurrent()) return;
+          this.log.info('routine change feed reconnected: reconciling everything it may have missed');
+          await this.catchUp(this.lead);
+        });
+      },
     });
-    await sub.subscribe(channel);
-    // After a reconnect ioredis subscribes again by itself, but what was published in between
-    // reached nobody. 'ready' comes before that subscribe is sent, so subscribe (idempotent) and
-    // wait for it before catching up.
-    sub.on('ready', () => {
-      void this.serial(async () => {
-        if (this.subscriber !== sub || !this.lead || !this.isCurrent()) return;
-        await sub.subscribe(channel);
-        this.log.info('routine change feed reconnected: reconciling everything it may have missed');
-        await this.catchUp(this.lead);
-      });
-    });
+    this.subscriber = mine.sub;
   }
 
   /** DROVER_CONFIG, applied with every write fenced by this leadership (a stale leader writes nothing). */
@@ -155,7 +155,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.timers = [];
     const sub = this.subscriber;
     this.subscriber = undefined;
-    sub?.disconnect();
+    void sub?.close();
     // Cluster-wide gauges come from the leader only, so sums across pods never double count.
     this.metrics.routines.reset();
     this.metrics.queueJobs.reset();
