@@ -157,4 +157,22 @@ describe('api event streams (real api + scheduler + worker)', () => {
       true,
     );
   }, 30_000);
+
+  it("tells /events that anything may have changed once the api's change feed is back from a cut", async () => {
+    const all = await stream('/events?kinds=routine,queue');
+    const redis = api.cluster.connections.command;
+    const line = String(await redis.client('LIST'))
+      .split('\n')
+      .find((l) => l.includes('name=drover:api-events-api:api-changes '));
+    const id = /\bid=(\d+)/.exec(line ?? '')?.[1];
+    expect(id).toBeDefined();
+    // Cut off, then a routine changed before the feed reconnects: that announcement reaches nobody.
+    await redis.client('KILL', 'ID', id!);
+    const now = Date.now();
+    await api.cluster.routines.resume('on-demand', now);
+    const any = (kind: string) => (e: { event: string; data: string }) =>
+      e.event === kind && JSON.parse(e.data).action === 'changed' && JSON.parse(e.data).id === '*';
+    await all.waitFor('a routine change of everything', any('routine'));
+    await all.waitFor('a queue change of everything', any('queue'));
+  }, 30_000);
 });

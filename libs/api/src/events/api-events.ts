@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Subject, type Observable } from 'rxjs';
-import { DroverKeys, RedisConnections, type RedisClient } from '@drover/redis';
+import { DroverKeys, RedisConnections, ResilientSubscriber } from '@drover/redis';
 
 /** What changed, for consoles: a run, a routine, a queue or a bulk operation. */
 export type ApiEventKind = 'run' | 'routine' | 'queue' | 'operation';
@@ -26,7 +26,7 @@ export interface ApiEvent {
 export class ApiEvents implements OnApplicationShutdown {
   private readonly logger = new Logger('ApiEvents');
   private readonly subject = new Subject<ApiEvent>();
-  private subscriber?: RedisClient;
+  private subscriber?: ResilientSubscriber;
   private listening?: Promise<void>;
 
   constructor(
@@ -60,20 +60,22 @@ export class ApiEvents implements OnApplicationShutdown {
   }
 
   private async listen(): Promise<void> {
-    const sub = this.connections.open('command', 'api-events');
-    this.subscriber = sub;
-    sub.on('message', (_ch: string, raw: string) => {
-      try {
-        this.subject.next(JSON.parse(raw) as ApiEvent);
-      } catch {
-        /* not ours */
-      }
+    // No resync after a reconnect: the events are nudges, and the API's reads are the truth.
+    this.subscriber = await ResilientSubscriber.start({
+      open: () => this.connections.open('command', 'api-events'),
+      channels: [this.channel],
+      onMessage: (_ch, raw) => {
+        try {
+          this.subject.next(JSON.parse(raw) as ApiEvent);
+        } catch {
+          /* not ours */
+        }
+      },
     });
-    await sub.subscribe(this.channel);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.subject.complete();
-    await this.subscriber?.quit().catch(() => undefined);
+    await this.subscriber?.close();
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { isCanceledMarker, QueueRegistry, RoutineStore, RunStore } from '@drover/store';
-import { Clock, RedisConnections, type RedisClient } from '@drover/redis';
+import { Clock, RedisConnections, ResilientSubscriber } from '@drover/redis';
 import type { RunStatus } from '@drover/core';
 import { isoOf } from '../http/api-time';
 import { ApiEvents } from './api-events';
@@ -39,7 +39,7 @@ function statusOfEvent(e: QueueEvent): RunStatus | 'read' | undefined {
 export class ClusterEventFeed implements OnApplicationShutdown {
   private readonly logger = new Logger('ClusterEventFeed');
   private started?: Promise<void>;
-  private subscriber?: RedisClient;
+  private subscriber?: ResilientSubscriber;
   private unlisten?: () => void;
   private readonly statuses = new RecentStatuses(10_000);
 
@@ -64,13 +64,20 @@ export class ClusterEventFeed implements OnApplicationShutdown {
 
   private async listen(): Promise<void> {
     this.unlisten = this.hub.onEvery((e) => void this.onQueueEvent(e));
-    const sub = this.connections.open('command', 'api-changes');
-    this.subscriber = sub;
-    sub.on('message', (channel: string, message: string) => {
-      if (channel === this.routines.changesChannel) void this.onRoutineChange(message);
-      else if (channel === this.registry.changesChannel) void this.onQueuesChange();
+    this.subscriber = await ResilientSubscriber.start({
+      open: () => this.connections.open('command', 'api-changes'),
+      channels: [this.routines.changesChannel, this.registry.changesChannel],
+      onMessage: (channel, message) => {
+        if (channel === this.routines.changesChannel) void this.onRoutineChange(message);
+        else if (channel === this.registry.changesChannel) void this.onQueuesChange();
+      },
+      // Changes announced while the connection was down reached nobody: tell consoles that
+      // anything may have changed (as a bulk change does), and watch queues defined meanwhile.
+      onResync: async () => {
+        await this.onRoutineChange('*');
+        await this.onQueuesChange();
+      },
     });
-    await sub.subscribe(this.routines.changesChannel, this.registry.changesChannel);
     await this.watchAllQueues();
   }
 
@@ -130,6 +137,6 @@ export class ClusterEventFeed implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.unlisten?.();
-    await this.subscriber?.quit().catch(() => undefined);
+    await this.subscriber?.close();
   }
 }
