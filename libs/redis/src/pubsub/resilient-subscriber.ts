@@ -35,7 +35,6 @@ export class ResilientSubscriber {
   private losses = 0;
   private needsResync = false;
   private closed = false;
-  private resyncing = Promise.resolve();
 
   private constructor(private readonly opts: ResilientSubscriberOptions) {
     this.client = opts.open();
@@ -56,17 +55,12 @@ export class ResilientSubscriber {
     return this.live;
   }
 
-  /** Resolves once the latest onResync (if any is running) has finished; for tests and shutdown. */
-  async settled(): Promise<void> {
-    await this.resyncing;
-  }
-
   private async subscribeFirst(): Promise<void> {
     const { client, opts } = this;
     client.on('message', (channel: string, message: string) => opts.onMessage(channel, message));
     for (const event of ['close', 'reconnecting', 'end']) client.on(event, () => this.lost());
     client.on('ready', () => {
-      if (this.needsResync && !this.closed) this.resyncing = this.resync();
+      if (this.needsResync && !this.closed) void this.resync();
     });
     try {
       await client.subscribe(...opts.channels);
