@@ -49,7 +49,7 @@ function problemsOf(row: SpecRoute): string[] {
   return out;
 }
 
-describe('API contract: the spec §5 route table is in the generated OpenAPI document', () => {
+describe('API contract: the route table of docs/api.md is in the generated OpenAPI document', () => {
   it('has every row of the table (summary of what is missing)', () => {
     const missing = SPEC_ROUTES.filter((r) => problemsOf(r).length > 0).map(
       (r) => `  ${key(r)} (${r.role}): ${problemsOf(r).join('; ')}`,

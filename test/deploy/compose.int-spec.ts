@@ -97,7 +97,7 @@ describe('docker/compose.yaml', () => {
     }
   });
 
-  it('sets only environment variables the apps know (spec §3), the same Redis and policy for all', () => {
+  it('sets only environment variables the apps know (README, Configuration), the same Redis and policy for all', () => {
     const known = new Set(Object.keys(envSchema.shape));
     for (const [name, svc] of apps) {
       const env = svc.environment ?? {};

@@ -1,6 +1,6 @@
 /**
  * House rules for docker/Dockerfile beyond dockerfile-utils' validator: the hadolint checks that
- * matter here plus what spec §7 and the Kubernetes manifests rely on (numeric non-root USER, an init
+ * matter here plus what the deployment and the Kubernetes manifests rely on (numeric non-root USER, an init
  * as PID 1, no npm at run time). Each returns the problems it finds, so a test can feed it a broken
  * Dockerfile and see the rule fire.
  */

@@ -4,7 +4,7 @@ import { ApiModule } from '@drover/api';
 import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
 
-/** The api app: the management REST API for operators (spec §2, §5). */
+/** The api app: the management REST API for operators (docs/api.md). */
 @Module({})
 export class ApiAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {

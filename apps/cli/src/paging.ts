@@ -1,4 +1,4 @@
-/** One page of a cursor-paged list (`next_page_token`, spec §5). */
+/** One page of a cursor-paged list (`next_page_token`, docs/api.md). */
 export interface Page<T> {
   items: T[];
   next_page_token?: string;

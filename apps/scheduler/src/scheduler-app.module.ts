@@ -4,7 +4,7 @@ import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
 import { SchedulerRoleModule } from '@drover/builtins';
 
-/** The scheduler app: leader-elected owner of routines that fires runs (spec §2). */
+/** The scheduler app: leader-elected owner of routines that fires runs. */
 @Module({})
 export class SchedulerAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {

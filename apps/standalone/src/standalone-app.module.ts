@@ -5,7 +5,7 @@ import { ApiModule } from '@drover/api';
 import { PlatformModule } from '@drover/platform';
 import { SchedulerRoleModule, WorkerRoleModule } from '@drover/builtins';
 
-/** All three roles in one process, for a laptop and the quick start (spec §2). */
+/** All three roles in one process, for a laptop and the quick start. */
 @Module({})
 export class StandaloneAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {

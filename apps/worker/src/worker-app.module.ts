@@ -4,7 +4,7 @@ import type { AppConfig } from '@drover/config';
 import { PlatformModule } from '@drover/platform';
 import { WorkerRoleModule } from '@drover/builtins';
 
-/** The worker app: consumes queues and runs handlers (spec §2). */
+/** The worker app: consumes queues and runs handlers. */
 @Module({})
 export class WorkerAppModule {
   static forRoot(this: void, config: AppConfig, logger: Logger): DynamicModule {

@@ -1,6 +1,6 @@
 import type { components } from './schema';
 
-/** An RFC 9457 problem document: the body of every error the Drover API answers (spec §5). */
+/** An RFC 9457 problem document: the body of every error the Drover API answers (docs/api.md). */
 export type Problem = components['schemas']['Problem'];
 
 function isProblem(body: unknown): body is Problem {

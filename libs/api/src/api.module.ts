@@ -17,7 +17,7 @@ import { API_CONTROLLERS, API_PROVIDERS } from './api.parts';
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 /**
- * The management API of spec §5 under /api/v1, for the api app and standalone. The app calls
+ * The management API of docs/api.md under /api/v1, for the api app and standalone. The app calls
  * `configureApiHttp` before listening (body limits, problem answers for parser errors, metrics).
  */
 @Module({

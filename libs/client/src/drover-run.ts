@@ -9,7 +9,7 @@ declare const resultOfRun: unique symbol;
 export type RunId<R = unknown> = string & { readonly [resultOfRun]?: R };
 
 /**
- * A run as the client reports it (spec §4): status, attempt, error, result, timestamps (epoch ms).
+ * A run as the client reports it (docs/core.md): status, attempt, error, result, timestamps (epoch ms).
  * `result` is set once the run succeeded, typed when the id came from a contract.
  */
 export type DroverRun<R = unknown> = Omit<RunView, 'result'> & { result?: R };

@@ -27,7 +27,7 @@ export function readBundleFile(path: string): string {
   return buf.toString('utf8');
 }
 
-/** Parses and validates YAML or JSON text of a policy bundle (spec §5). Never throws. */
+/** Parses and validates YAML or JSON text of a policy bundle (docs/core.md). Never throws. */
 export function checkBundleText(text: string, format: BundleFormat = 'yaml'): BundleCheck {
   let raw: unknown;
   try {
@@ -41,7 +41,7 @@ export function checkBundleText(text: string, format: BundleFormat = 'yaml'): Bu
   return result.ok ? result : { ok: false, issues: result.issues };
 }
 
-/** Parses YAML or JSON text of a policy bundle (spec §5). Throws {@link ConfigError} naming the field. */
+/** Parses YAML or JSON text of a policy bundle (docs/core.md). Throws {@link ConfigError} naming the field. */
 export function parseBundleText(text: string, source: string, format: BundleFormat = 'yaml'): Bundle {
   const result = checkBundleText(text, format);
   if (result.ok) return result.bundle;

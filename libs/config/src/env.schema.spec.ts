@@ -12,7 +12,7 @@ function errorOf(env: Record<string, string>): ConfigError {
 }
 
 describe('parseEnv', () => {
-  it('applies the spec §3 defaults to an empty environment', () => {
+  it('applies the documented defaults (README, Configuration) to an empty environment', () => {
     const env = parseEnv({}, { port: 3001, pid: 42 });
     expect(env).toMatchObject({
       redis: { kind: 'url', url: 'redis://127.0.0.1:6379', tls: false },

@@ -36,7 +36,7 @@ export type RedisTarget =
   | ({ kind: 'sentinel'; sentinels: HostPort[]; name: string; url?: string; sentinelTls?: boolean } & RedisTlsSettings)
   | ({ kind: 'cluster'; nodes: HostPort[]; url?: string } & RedisTlsSettings);
 
-/** Every variable of spec §3, parsed and defaulted. Nothing else in Drover reads process.env. */
+/** Every variable of the README's Configuration table, parsed and defaulted. Nothing else in Drover reads process.env. */
 export interface DroverEnv {
   /** Without its `pem` until the files are read (see {@link loadAppConfig}). */
   redis: RedisTarget;
@@ -193,7 +193,7 @@ const httpPrefix = z.string().superRefine((p, ctx) => {
   }
 });
 
-/** The zod schema of spec §3: one entry per variable, keyed by the variable's own name. */
+/** The zod schema of the environment (README, Configuration): one entry per variable, keyed by the variable's own name. */
 export const envSchema = z.object({
   REDIS_URL: opt(redisUrl),
   REDIS_SENTINELS: opt(hostPorts),

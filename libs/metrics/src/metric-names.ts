@@ -1,5 +1,5 @@
 /**
- * Metric names and label sets are a public contract (spec §6): dashboards, alert rules and
+ * Metric names and label sets are a public contract (docs/observability.md): dashboards, alert rules and
  * users' queries depend on them. Labels never carry one value per run or routine.
  */
 export const METRIC = {
@@ -23,7 +23,7 @@ export const METRIC = {
 } as const;
 
 /**
- * The `status` label values of `drover_runs_total`: run outcomes as counted (spec §6) — not the run
+ * The `status` label values of `drover_runs_total`: run outcomes as counted (docs/observability.md) — not the run
  * statuses of core's model (`retried` counts a failed attempt that is retried).
  */
 export const RUN_OUTCOME_LABELS = ['succeeded', 'failed', 'retried', 'parked', 'canceled', 'skipped'] as const;

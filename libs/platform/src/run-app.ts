@@ -10,7 +10,7 @@ import { ReadinessRegistry } from './readiness.registry';
 import { securityHeaders } from './security-headers';
 
 export interface AppSpec {
-  /** App name as in spec §2 (`scheduler`, `worker`, `api`, `standalone`). */
+  /** App name as in the README (`scheduler`, `worker`, `api`, `standalone`). */
   name: string;
   defaultPort: number;
   /** Builds the root module from validated config; the platform module is included by the app. */

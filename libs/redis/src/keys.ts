@@ -1,7 +1,7 @@
 /**
  * Key naming. Drover's own keys live under one hash tag (`{core}`) so our Lua scripts can touch
  * several of them atomically on Redis Cluster; every BullMQ queue gets its own hash tag by
- * wrapping the queue name, so each queue's keys share a slot (spec §3, REDIS_CLUSTER_NODES).
+ * wrapping the queue name, so each queue's keys share a slot (REDIS_CLUSTER_NODES).
  */
 export class DroverKeys {
   constructor(

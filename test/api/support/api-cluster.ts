@@ -145,7 +145,7 @@ export class ApiCluster {
   }
 }
 
-/** Asserts the shape every API error has (spec §5) and returns it. */
+/** Asserts the shape every API error has (docs/api.md) and returns it. */
 export function expectProblem(
   answer: ApiAnswer,
   status: number,

@@ -11,7 +11,7 @@ import type { AuthenticatedRequest } from './principal';
 import { RefusalThrottle } from './refusal-throttle';
 
 /**
- * Authenticates every API request and checks the route's minimum role (spec §5). A refused
+ * Authenticates every API request and checks the route's minimum role (docs/api.md). A refused
  * mutation is audited too, in the refused log, never the principals' one: a 403 on a purge is
  * worth knowing about, and no flood of refusals may push out what principals did. A request
  * refused before anybody was authenticated also counts against its address's refusal limit (429

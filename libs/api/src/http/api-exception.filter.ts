@@ -20,7 +20,7 @@ export function sendProblem(res: Response, err: unknown, logger: Logger, req: Re
 }
 
 /**
- * Every error under /api/ becomes `application/problem+json` (spec §5), unknown routes included;
+ * Every error under /api/ becomes `application/problem+json` (docs/api.md), unknown routes included;
  * the health and metrics routes keep Nest's own handling (terminus answers 503 its own way).
  */
 @Catch()

@@ -7,7 +7,7 @@ import { consoleDir } from '../console/console-dir';
 import { consoleHandler } from '../console/console-static';
 import { sendProblem } from './api-exception.filter';
 
-/** Largest request body the api reads (spec §5: 413 above it). */
+/** Largest request body the api reads (413 above it). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const JSON_TYPES = ['application/json', 'application/*+json', 'application/merge-patch+json'];

@@ -4,7 +4,7 @@ export interface FieldError {
   message: string;
 }
 
-/** An RFC 9457 problem document, the body of every API error (spec §5). */
+/** An RFC 9457 problem document, the body of every API error (docs/api.md). */
 export interface Problem {
   type: string;
   title: string;

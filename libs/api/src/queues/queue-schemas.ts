@@ -8,7 +8,7 @@ import { parkedFilterSchema } from './parked-filter';
 export const QueuePolicySchema = named(
   'QueuePolicy',
   queueSchema.extend({}),
-  'A queue policy with every default filled in (spec §4).',
+  'A queue policy with every default filled in (docs/core.md).',
 );
 
 export const QueueSchema = named(

@@ -23,7 +23,7 @@ export function nextFireOf(rec: RoutineRecord, state: RoutineState, now: number)
   return nextFire(rec.def.trigger, now);
 }
 
-/** A routine as the API answers it (spec §5: origin, drift, next fire, last run). Pure. */
+/** A routine as the API answers it (origin, drift, next fire, last run). Pure. */
 export function routineView(
   rec: RoutineRecord,
   state: RoutineState,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineJob, type JobContract } from '@drover/core';
 import { httpRequestJob, sleepJob } from '@drover/builtins';
 
-/** Headers the worker sets on every `http.request` itself (spec §5); a payload's would be replaced. */
+/** Headers the worker sets on every `http.request` itself (docs/api.md); a payload's would be replaced. */
 const DROVER_HEADER = /^x-drover-/i;
 
 function droverHeaderNames(payload: unknown): string[] {

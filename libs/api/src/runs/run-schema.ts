@@ -18,7 +18,7 @@ export const RunAttemptSchema = named(
   'One failed attempt of a run',
 );
 
-/** The run as the API shows it: spec §4's run, times as ISO 8601 (UTC). */
+/** The run as the API shows it: the run of docs/core.md, times as ISO 8601 (UTC). */
 export const RunSchema = named(
   'Run',
   z.object({

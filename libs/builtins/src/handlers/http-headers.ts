@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** What Drover tells the receiver on every request (spec §5), so it can deduplicate. */
+/** What Drover tells the receiver on every request (docs/api.md), so it can deduplicate. */
 export interface DroverHeaderValues {
   runId: string;
   /** Empty for an ad-hoc run. */

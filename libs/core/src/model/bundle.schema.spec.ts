@@ -17,7 +17,7 @@ function errorsOf(raw: unknown, opts?: Parameters<typeof parseBundle>[1]): strin
 }
 
 describe('parseBundle', () => {
-  it('fills in the queue defaults of spec §4', () => {
+  it('fills in the documented queue defaults', () => {
     const r = parseBundle({ queues: [queue] });
     expect(r).toEqual({
       ok: true,
@@ -63,7 +63,7 @@ describe('parseBundle', () => {
     expect(Object.isFrozen(ROUTINE_DEFAULTS)).toBe(true);
   });
 
-  it('accepts the example bundle of spec §5', () => {
+  it('accepts the example bundle of the policy-file docs', () => {
     const r = parseBundle({
       queues: [
         {

@@ -5,7 +5,7 @@ import { routineSchema, type Routine } from './routine.schema';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
-/** Policy as data (spec §5): the queues and routines of a `DROVER_CONFIG` file or `POST /apply` body. */
+/** Policy as data (docs/core.md): the queues and routines of a `DROVER_CONFIG` file or `POST /apply` body. */
 export interface Bundle {
   queues: Queue[];
   routines: Routine[];

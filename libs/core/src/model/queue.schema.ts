@@ -27,7 +27,7 @@ export const retentionSchema = z.strictObject({
     .default(7 * 24 * 3_600_000),
 });
 
-/** A queue and the defaults its jobs inherit (spec §4). */
+/** A queue and the defaults its jobs inherit (docs/core.md). */
 export const queueSchema = z.strictObject({
   name: nameSchema,
   /** Jobs a single worker process runs at once. */

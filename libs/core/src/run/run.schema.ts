@@ -34,7 +34,7 @@ export type RunError = z.infer<typeof runErrorSchema>;
 const epochMs = z.number().int();
 
 /**
- * One execution instance (spec §4). Times are epoch ms. `attempt` is the 1-based number of the current or last
+ * One execution instance (docs/core.md). Times are epoch ms. `attempt` is the 1-based number of the current or last
  * attempt (0 before the first start); `scheduledFor` is the slot and never changes across attempts.
  */
 export const runSchema = z.object({

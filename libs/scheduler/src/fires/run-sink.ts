@@ -6,7 +6,7 @@ export type NewRunRequest = NewRun;
 export type SkippedRunRequest = SkippedRun;
 
 /**
- * The part of the run store the scheduler writes through (spec §4 runs). A port, so the
+ * The part of the run store the scheduler writes through. A port, so the
  * dispatcher depends on these operations only; the run store implements it.
  */
 export interface RunSink {

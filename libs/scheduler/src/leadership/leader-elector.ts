@@ -58,7 +58,7 @@ export class LeaderElector extends EventEmitter {
   ) {
     super();
     this.redis = withDroverScripts(redis);
-    // Per process start; kept out of metric labels, which stay the plain instance id (spec §6).
+    // Per process start; kept out of metric labels, which stay the plain instance id (docs/observability.md).
     const nonce = randomBytes(6).toString('hex');
     this.holder = `${opts.instanceId}|${nonce}`;
     this.duplicates = new DuplicateInstanceWatch(nonce);

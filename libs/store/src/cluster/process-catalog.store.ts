@@ -3,7 +3,7 @@ import type { DroverKeys, RedisClient } from '@drover/redis';
 /** Roles that announce themselves here (workers have their richer {@link WorkerCatalog}). */
 export type ProcessRole = 'scheduler' | 'api';
 
-/** What a scheduler or api process tells the cluster about itself (spec §5 `cluster` view). Epoch ms. */
+/** What a scheduler or api process tells the cluster about itself (the `cluster` view, docs/api.md). Epoch ms. */
 export interface ProcessEntry {
   role: ProcessRole;
   instanceId: string;

@@ -31,7 +31,7 @@ export type ClusterPlan = PlanResult & { truncated: string[] };
 const dueAtOfDelayedScore = (score: number): number => Math.floor(score / 0x1000);
 
 /**
- * The read-only plan (spec §4): assembles the cluster's real state from Redis — routines with their
+ * The read-only plan (docs/core.md): assembles the cluster's real state from Redis — routines with their
  * cursor, launcher, pause and open runs; per queue its limits, paused flag, running count, consuming
  * workers, the next waiting runs and the parked ones — and hands it to core's pure `plan(now, state)`,
  * which says what fires next, what would be leased next and why everything else waits. Never writes.

@@ -1,7 +1,7 @@
 import type { WorkerCatalogEntry } from '../workers/worker-catalog.store';
 import type { BullQueues } from './bull-queues';
 
-/** The states a queue's runs are counted in (spec §6 `drover_queue_jobs`). */
+/** The states a queue's runs are counted in (`drover_queue_jobs`, docs/observability.md). */
 export const QUEUE_COUNT_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'parked'] as const;
 export type QueueCountState = (typeof QUEUE_COUNT_STATES)[number];
 export type QueueCounts = Record<QueueCountState, number>;

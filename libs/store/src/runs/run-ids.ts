@@ -20,7 +20,7 @@ const BAND = 2001;
 /**
  * BullMQ priority (1 first) of a run: runs started by a person (manual trigger, replay) take the
  * first band and everything else the second, each ordered by core's priority value (higher first),
- * so a manual run overtakes any scheduled one (spec §4, "priority when work competes").
+ * so a manual run overtakes any scheduled one (docs/core.md, "Priority order").
  */
 export function bullPriorityFor(source: RunSource, priority: number): number {
   return (isManualSource(source) ? 0 : BAND) + toBullmqPriority(priority);

@@ -5,7 +5,7 @@ import { priorityValueOfBull } from './run-ids';
 import { isCanceledMarker, type RunJobData } from './run-job-data';
 
 /**
- * The spec §4 run view. Like core's `Run`, except that `scheduledFor` is null for ad-hoc runs,
+ * The run view of the API. Like core's `Run`, except that `scheduledFor` is null for ad-hoc runs,
  * and it carries the attempt log (`errors`, always for parked runs) and replay lineage.
  */
 export type RunView = Omit<Run, 'scheduledFor'> & {

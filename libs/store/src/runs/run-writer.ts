@@ -200,7 +200,7 @@ export class RunWriter {
    * Order of work: a queue serves its runs first in, first out until it first receives a run of
    * another rank (a manual trigger, a replay, or a priority other than medium). From then on the
    * queue is *ranked* (a flag next to its BullMQ keys) and every run carries a BullMQ priority:
-   * manual before the rest, then by priority, then first in, first out (spec §4). Runs already
+   * manual before the rest, then by priority, then first in, first out (docs/core.md, "Priority order"). Runs already
    * waiting unranked at that moment are served first, once. BullMQ's prioritized set costs about
    * a quarter more Redis time per job than its wait list, so queues that never need it never pay.
    */

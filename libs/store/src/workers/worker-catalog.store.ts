@@ -1,6 +1,6 @@
 import type { DroverKeys, RedisClient } from '@drover/redis';
 
-/** What a worker process tells the cluster about itself (spec §5 `cluster` view). Times are epoch ms. */
+/** What a worker process tells the cluster about itself (the `cluster` view, docs/api.md). Times are epoch ms. */
 export interface WorkerCatalogEntry {
   instanceId: string;
   /** Drawn at process start: tells two processes given the same instance id apart. */

@@ -21,7 +21,7 @@ const isJsonType = (type: string) => type === 'application/json' || type.endsWit
 /**
  * Judges answers against the document: never a 5xx, a documented status, a documented content
  * type, a body valid against its schema (JSON Schema 2020-12, the document's own dialect), and for
- * errors the problem shape of spec §5.
+ * errors the problem shape of docs/api.md.
  */
 export class AnswerChecker {
   private readonly ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
