@@ -30,11 +30,9 @@ Run <code>npm run build</code> (or <code>npm start</code>, which builds first) a
 </body></html>
 `;
 
-function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+/** The console's pages load their own scripts: its policy replaces the apps' deny-all one (the rest of helmet's set stays). */
+function consolePolicy(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Content-Security-Policy', CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('X-Frame-Options', 'DENY');
   next();
 }
 
@@ -48,7 +46,7 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
 export function consoleHandler(dir: string | undefined): Router {
   const router = Router();
   const index = dir && join(dir, 'index.html');
-  router.use(securityHeaders);
+  router.use(consolePolicy);
   router.use((_req, res, next) => {
     if (index && existsSync(index)) return next();
     res.status(503).setHeader('Cache-Control', 'no-store').type('html').send(MISSING_BUILD);
