@@ -4,21 +4,21 @@ import {
   pauseFromRequest,
   runIdForIdempotencyKey,
   secureRandomSource,
+  validateRoutine,
   type JobContract,
   type PayloadInputOf,
   type ResultOf,
   type RoutineInput,
+  type RoutineRecord,
 } from '@drover/core';
 import {
   clearOverrides,
   triggerRoutine,
-  validateRoutine,
   type CancelResult,
   type NewRun,
   type QueueRegistry,
   type RoutineStore,
   type RunStore,
-  type RoutineRecord,
   type RunView,
 } from '@drover/store';
 import {

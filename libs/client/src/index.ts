@@ -23,6 +23,7 @@ export {
   type Priority,
   type Routine,
   type RoutineInput,
+  type RoutineRecord,
   type RunStatus,
   type RunSource,
 } from '@drover/core';
@@ -34,6 +35,5 @@ export {
   UnknownQueueError,
   type CancelOutcome,
   type CancelResult,
-  type RoutineRecord,
   type RunView,
 } from '@drover/store';

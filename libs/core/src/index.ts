@@ -38,3 +38,5 @@ export * from './stats/run-stats';
 export * from './policy/backfill.policy';
 export * from './schedule/fire-preview';
 export * from './model/unknown-field';
+export * from './model/routine-record';
+export * from './model/routine-validation';

@@ -1,33 +1,83 @@
-export * from './queues/bull-queues';
-export * from './queues/queue-event-hub';
-export * from './queues/queue-registry.store';
-export * from './queues/queue-counts';
-export * from './cluster/process-catalog.store';
-export * from './cluster/process-presence';
-export * from './runs/attempt-log';
-export * from './runs/cancel-channel';
-export * from './runs/parked.store';
-export * from './runs/run-ids';
-export * from './runs/run-index';
-export * from './runs/run-job-data';
-export * from './runs/run-listing';
-export * from './runs/lean-jobs';
-export * from './runs/run-tombstones';
-export * from './runs/run-view';
-export * from './runs/run-waiter';
-export * from './runs/run.store';
-export * from './workers/worker-catalog.store';
-export * from './store.module';
-export * from './create-stores';
-export * from './routines/routine-record';
-export * from './routines/routine.store';
-export * from './routines/routine-stats.store';
-export * from './routines/routine-trigger';
-export * from './routines/routine-keys';
-export * from './slots/slot-claim';
-export * from './slots/slot-claims.store';
-export * from './slots/slot-decision';
-export * from './fires/fire-jobs';
-export * from './plan/plan.service';
-export * from './errors/duplicate-override.error';
-export * from './bulk-reads';
+// What the faces (api, client, scheduler, worker) and the tests use of the store, by name. A name
+// is exported here only once something outside libs/store imports it (index.spec.ts checks both ways).
+
+// Wiring: the Nest module that provides every store, and the factory for callers outside Nest.
+export { StoreModule } from './store.module';
+export { createStores, type Stores } from './create-stores';
+
+// Routines: definitions and scheduling state, their statistics, and the errors a write may throw.
+export {
+  RoutineStore,
+  RoutineNotFoundError,
+  RoutineVersionConflictError,
+  type ApplyDiff,
+} from './routines/routine.store';
+export { type RoutineState } from './routines/routine-record';
+export { RoutineStatsStore, type StatsBatch } from './routines/routine-stats.store';
+
+// Triggering a routine by hand, a selector routine's key overrides, and why a trigger is refused.
+export {
+  triggerRoutine,
+  clearOverrides,
+  RoutineNotTriggerableError,
+  TriggerKeyConflictError,
+} from './routines/routine-trigger';
+export { DuplicateOverrideError } from './errors/duplicate-override.error';
+
+// Runs: creating, reading and cancelling them, and the view every face shows of one.
+export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
+export { type NewRun, type SkippedRun } from './runs/run-writer';
+export { attemptOf, type RunView } from './runs/run-view';
+export { INLINE_CAP_BYTES } from './runs/lean-jobs';
+
+// What a worker reads and writes on a run's job: its data, attempts and cancel requests.
+export { canceledMarker, isCanceledMarker, type CanceledMarker, type RunJobData } from './runs/run-job-data';
+export { decodeAttempts, encodeAttempt, type AttemptFailureKind, type AttemptRecord } from './runs/attempt-log';
+export { cancelChannel, decodeCancel } from './runs/cancel-channel';
+
+// Parked runs (given up on, waiting for an operator).
+export { NotParkedError, type ParkedCursor, type ParkedRun } from './runs/parked.store';
+
+// Queues: the registry of definitions, their BullMQ queues, counts and events.
+export { BullQueues } from './queues/bull-queues';
+export { QueueRegistry, UnknownQueueError, type QueueRecord } from './queues/queue-registry.store';
+export { QueueEventHub, type QueueEvent } from './queues/queue-event-hub';
+export { QUEUE_COUNT_STATES, readQueueCounts, workersConsuming } from './queues/queue-counts';
+
+// Slots: the claim that makes each scheduled slot fire at most once, and what was decided for it.
+export { SlotClaims } from './slots/slot-claims.store';
+export {
+  ARMED_CLAIM_MS,
+  DONE_CLAIM_MS,
+  PENDING_WINDOW_MS,
+  pendingClaimTtlMs,
+  withinPendingWindow,
+  type ArmedEntry,
+  type SlotClaim,
+} from './slots/slot-claim';
+export { type SlotDecision } from './slots/slot-decision';
+
+// The scheduler's internal fires queue: its jobs, their ids and options.
+export {
+  FIRES_QUEUE,
+  FIRE_JOB_OPTS,
+  FIRE_KEEP,
+  FIRE_RETRY,
+  fireOfJob,
+  onceFireJobId,
+  refireJobId,
+  repairFireJobId,
+  requestRefire,
+  requestRepair,
+  type FireJobData,
+  type FireRequest,
+} from './fires/fire-jobs';
+
+// The cluster: live processes, what workers consume, and the plan (what fires or runs next, and why).
+export { ProcessCatalog, type ProcessEntry } from './cluster/process-catalog.store';
+export { ProcessPresence } from './cluster/process-presence';
+export { WorkerCatalog, type WorkerCatalogEntry } from './workers/worker-catalog.store';
+export { PlanService, type ClusterPlan } from './plan/plan.service';
+
+// Reading big Redis structures a thousand at a time, yielding to the event loop as it goes.
+export { hscanAll, pacer, zscanMembers } from './bulk-reads';

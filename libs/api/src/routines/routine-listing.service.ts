@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { RoutineRecord } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { RoutineStore, RunStore, type RoutineRecord, type RoutineState } from '@drover/store';
+import { RoutineStore, RunStore, type RoutineState } from '@drover/store';
 import { encodePageToken } from './page-token';
 import { routineView, type RoutineAnswer } from './routine-view';
 

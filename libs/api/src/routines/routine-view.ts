@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { nextFire } from '@drover/core';
-import type { RoutineRecord, RoutineState, RunView } from '@drover/store';
+import { nextFire, type RoutineRecord } from '@drover/core';
+import type { RoutineState, RunView } from '@drover/store';
 import { isoOf as iso } from '../http/api-time';
 import type { LastRunSchema, RoutineSchema } from './routine-schemas';
 

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { pauseFromRequest, parseIsoInstant, secureRandomSource, type Routine } from '@drover/core';
+import {
+  pauseFromRequest,
+  parseIsoInstant,
+  secureRandomSource,
+  validateRoutine,
+  type Routine,
+  type RoutineRecord,
+} from '@drover/core';
 import { InvalidRoutineError } from '@drover/client';
 import { Clock } from '@drover/redis';
 import {
@@ -9,8 +16,6 @@ import {
   RoutineVersionConflictError,
   RunStore,
   triggerRoutine,
-  validateRoutine,
-  type RoutineRecord,
 } from '@drover/store';
 import { ApiEvents } from '../events/api-events';
 import { isoOf } from '../http/api-time';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine } from '@drover/core';
+import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine, type RoutineRecord } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock, RedisConnections, StaleLeaderError } from '@drover/redis';
@@ -9,7 +9,6 @@ import {
   SlotClaims,
   withinPendingWindow,
   type FireRequest,
-  type RoutineRecord,
   type RoutineState,
   type SlotClaim,
   type SlotDecision,

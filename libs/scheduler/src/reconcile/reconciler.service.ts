@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { firesOnSchedule, nextFire } from '@drover/core';
+import { firesOnSchedule, nextFire, type RoutineRecord } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
-import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, RoutineStore, zscanMembers, type RoutineRecord } from '@drover/store';
+import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, RoutineStore, zscanMembers } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';

@@ -1,34 +1,12 @@
-import { ROUTINE_DEFAULTS, type Pause, type Routine } from '@drover/core';
+import {
+  ROUTINE_DEFAULTS,
+  type Drift,
+  type Pause,
+  type Routine,
+  type RoutineOrigin,
+  type RoutineRecord,
+} from '@drover/core';
 import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/slot-claim';
-
-/** Where a routine came from: the policy file (managed by apply) or the API (left alone by apply). */
-export type RoutineOrigin = 'file' | 'api';
-
-/** A file routine changed through the API: who changed it last and when (epoch ms). */
-export interface Drift {
-  by?: string;
-  at: number;
-}
-
-/** A routine as stored: its validated definition plus bookkeeping. Times are epoch ms. */
-export interface RoutineRecord {
-  def: Routine;
-  origin: RoutineOrigin;
-  createdAt: number;
-  updatedAt: number;
-  /** Bumped on every change of `def`; lets readers detect a concurrent edit. */
-  version: number;
-  /** While paused: who paused it, when, why, and until when. */
-  pause?: Pause;
-  /**
-   * Set while a file routine differs from the file because of an API edit; the next apply of
-   * the policy file overwrites the edit and clears it.
-   */
-  drift?: Drift;
-  /** Who created it and who changed it last (an API token's name, "client"); unset for the file. */
-  createdBy?: string;
-  updatedBy?: string;
-}
 
 /**
  * Per-routine scheduling state, kept apart from the definition so that firing never rewrites

@@ -2,7 +2,7 @@ import { parseBundle, type Routine } from '@drover/core';
 import { StaleLeaderError, type DroverKeys, type RedisConnections } from '@drover/redis';
 import { testStores } from '@drover/testing';
 import type { RunStore } from '../runs/run.store';
-import { RoutineNotFoundError, RoutineVersionConflictError, validateRoutine, type RoutineStore } from './routine.store';
+import { RoutineNotFoundError, RoutineVersionConflictError, type RoutineStore } from './routine.store';
 import { routineKeys } from './routine-keys';
 import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
 
@@ -162,20 +162,6 @@ describe('RoutineStore on a real Redis', () => {
     const res = await store.createMany([routine('bulk-1'), routine('bulk-2'), routine('bulk-3')], 'file', 2);
     expect(res).toEqual({ created: ['bulk-2', 'bulk-3'], existing: ['bulk-1'] });
     expect((await store.get('bulk-1'))!.def.priority).toBe('high');
-  });
-
-  it('validates API bodies with field-named errors', () => {
-    expect(
-      validateRoutine({ name: 'x', jobType: 'noop', queue: 'default', trigger: { kind: 'cron', cron: 'nope' } }, [
-        'default',
-      ]),
-    ).toMatchObject({
-      ok: false,
-      errors: [expect.stringMatching(/trigger\.cron/)],
-    });
-    expect(
-      validateRoutine({ name: 'x', jobType: 'noop', queue: 'unknown', trigger: { kind: 'manual' } }, ['default']),
-    ).toMatchObject({ ok: false });
   });
 
   it('triggers a run by hand, even when paused, but not when archived or missing', async () => {

@@ -1,17 +1,16 @@
-import { isDeepStrictEqual } from 'node:util';
-import { parseBundle, type Pause, type Routine } from '@drover/core';
-import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
-import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
 import {
-  decodeRecord,
-  decodeState,
-  encodeRecord,
-  encodeState,
-  type Drift,
+  fileRoutineToApply,
+  nextRoutineRecord,
+  upsertChange,
+  type Pause,
+  type Routine,
+  type RoutineChange,
   type RoutineOrigin,
   type RoutineRecord,
-  type RoutineState,
-} from './routine-record';
+} from '@drover/core';
+import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
+import { decodeRecord, decodeState, encodeRecord, encodeState, type RoutineState } from './routine-record';
 import { routineKeys } from './routine-keys';
 import { hscanAll, pacer, READ_CHUNK } from '../bulk-reads';
 
@@ -127,13 +126,7 @@ export class RoutineStore {
     now: number,
     opts: RoutineWriteOptions = {},
   ): Promise<'created' | 'updated' | 'unchanged'> {
-    return this.write(def.name, now, opts, (prev) => {
-      if (origin === 'api' && prev?.origin === 'file') {
-        const same = isDeepStrictEqual(prev.def, def);
-        return { def, origin: 'file', ...(!same && { drift: { at: now, ...(opts.by && { by: opts.by }) } }) };
-      }
-      return { def, origin, drift: null };
-    });
+    return this.write(def.name, now, opts, (prev) => upsertChange(prev, def, origin, now, opts.by));
   }
 
   /**
@@ -144,13 +137,7 @@ export class RoutineStore {
     name: string,
     now: number,
     opts: RoutineWriteOptions,
-    change: (prev: RoutineRecord | undefined) => {
-      def: Routine;
-      origin: RoutineOrigin;
-      pause?: Pause | null;
-      /** Undefined keeps the stored drift, null clears it. */
-      drift?: Drift | null;
-    },
+    change: (prev: RoutineRecord | undefined) => RoutineChange,
   ): Promise<'created' | 'updated' | 'unchanged'> {
     for (let attempt = 1; ; attempt++) {
       const prev = await this.get(name);
@@ -158,35 +145,9 @@ export class RoutineStore {
       if (opts.ifVersion !== undefined && opts.ifVersion !== current) {
         throw new RoutineVersionConflictError(name, opts.ifVersion, current);
       }
-      const next = change(prev);
-      const { def, origin } = next;
-      const pause =
-        def.status !== 'paused'
-          ? undefined
-          : next.pause === undefined
-            ? (prev?.pause ?? { at: now })
-            : (next.pause ?? { at: now });
-      const drift = next.drift === undefined ? prev?.drift : (next.drift ?? undefined);
-      if (
-        prev &&
-        isDeepStrictEqual(prev.def, def) &&
-        prev.origin === origin &&
-        isDeepStrictEqual(prev.pause, pause) &&
-        isDeepStrictEqual(prev.drift, drift)
-      )
-        return 'unchanged';
-      const createdBy = prev ? prev.createdBy : opts.by;
-      const record: RoutineRecord = {
-        def,
-        origin,
-        createdAt: prev?.createdAt ?? now,
-        updatedAt: now,
-        version: current + 1,
-        ...(pause && { pause }),
-        ...(drift && { drift }),
-        ...(createdBy !== undefined && { createdBy }),
-        ...(opts.by !== undefined && { updatedBy: opts.by }),
-      };
+      const record = nextRoutineRecord(prev, change(prev), now, opts.by);
+      if (!record) return 'unchanged';
+      const { def } = record;
       const resumed = prev && prev.def.status !== 'active' && def.status === 'active';
       const [code, stored] = await withDroverScripts(this.redis).putRoutine(
         this.keys.core('leader'),
@@ -314,10 +275,8 @@ export class RoutineStore {
     const existing = new Map((await this.list()).map((r) => [r.def.name, r]));
     for (const fileDef of routines) {
       const prev = existing.get(fileDef.name);
-      const keepPause = prev?.def.status === 'paused' && prev.pause?.by !== undefined && fileDef.status === 'active';
-      const def: Routine = keepPause ? { ...fileDef, status: 'paused' } : fileDef;
-      const same = prev && prev.origin === 'file' && !prev.drift && isDeepStrictEqual(prev.def, def);
-      if (same) diff.unchanged.push(def.name);
+      const { def, unchanged } = fileRoutineToApply(prev, fileDef);
+      if (unchanged) diff.unchanged.push(def.name);
       else if (dryRun) (prev ? diff.updated : diff.created).push(def.name);
       else {
         const outcome = await this.upsert(def, 'file', now, { token });
@@ -394,14 +353,4 @@ export class RoutineStore {
       ...fields,
     );
   }
-}
-
-/** Validates one routine definition with core's rules (for API bodies); errors name the field. */
-export function validateRoutine(
-  raw: unknown,
-  knownQueues: string[],
-): { ok: true; routine: Routine } | { ok: false; errors: string[] } {
-  const res = parseBundle({ routines: [raw] }, { knownQueues });
-  if (!res.ok) return res;
-  return { ok: true, routine: res.bundle.routines[0]! };
 }
