@@ -10,6 +10,7 @@ import {
 } from './limits';
 import { nameSchema } from './name.schema';
 import { backoffSchema } from './queue.schema';
+import { ROUTINE_STATUSES } from './routine-status';
 import { checkPayload } from './payload.policy';
 import { triggerSchema } from './trigger.schema';
 import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
@@ -27,10 +28,8 @@ export type Priority = z.infer<typeof prioritySchema>;
 
 export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
 export const CATCH_UP_POLICIES = ['skip', 'last', 'all'] as const;
-export const ROUTINE_STATUSES = ['active', 'paused', 'archived'] as const;
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
-export type RoutineStatus = (typeof ROUTINE_STATUSES)[number];
 
 /** Plain JSON within `maxBytes` (see `checkPayload`); issues at the field's own path. */
 function jsonWithin<T extends z.ZodType>(schema: T, maxBytes: number) {
