@@ -7,5 +7,6 @@
 export * from './run/run-status';
 export * from './run/attempt-failure-kind';
 export * from './model/routine-status';
+export * from './model/priority-name';
 export * from './model/origin';
 export * from './model/queue-defaults';

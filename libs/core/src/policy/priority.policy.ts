@@ -1,4 +1,5 @@
-import type { Priority, PriorityName } from '../model/routine.schema';
+import type { PriorityName } from '../model/priority-name';
+import type { Priority } from '../model/routine.schema';
 import type { RunSource } from '../run/run-status';
 
 /** Numeric value of each named priority; a higher value is served first. Numbers may be used directly. */
