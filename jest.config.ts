@@ -22,7 +22,10 @@ const transform: Config['transform'] = {
 const shared = {
   transform,
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: { '^@drover/([^/]+)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: {
+    '^@drover/core/words$': '<rootDir>/libs/core/src/words',
+    '^@drover/([^/]+)$': '<rootDir>/libs/$1/src',
+  },
   testEnvironment: 'node',
   rootDir: '.',
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/examples/'],

@@ -10,7 +10,11 @@ export default defineConfig({
   base: '/ui/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   resolve: {
-    alias: { '@drover/api-client': fileURLToPath(new URL('../libs/api-client/src/index.ts', import.meta.url)) },
+    // Of core, only its dependency-free words: nothing of zod or cron-parser reaches the bundle.
+    alias: {
+      '@drover/api-client': fileURLToPath(new URL('../libs/api-client/src/index.ts', import.meta.url)),
+      '@drover/core/words': fileURLToPath(new URL('../libs/core/src/words.ts', import.meta.url)),
+    },
   },
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),

@@ -27,5 +27,3 @@ export function errorText(err: unknown): string {
   if (err instanceof DroverApiError) return `${err.status}: ${err.problem.detail || err.problem.title}`;
   return err instanceof Error ? err.message : String(err);
 }
-
-export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'skipped', 'parked'];

@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
+import type { RoutineStatus } from '@drover/core/words';
 import type { RunStatus } from '../api';
 import { relative, when } from '../format';
 
 /** A run or routine status as a coloured word (the colour is never the only signal). */
-export function Status({ status }: { status: RunStatus | 'active' | 'paused' | 'archived' | string }) {
+export function Status({ status }: { status: RunStatus | RoutineStatus | string }) {
   return <span class={`badge s-${status}`}>{status}</span>;
 }
 

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ROUTINE_STATUSES } from '@drover/core/words';
 import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
@@ -65,9 +66,11 @@ export function Routines() {
           Status
           <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
             <option value="">any</option>
-            <option value="active">active</option>
-            <option value="paused">paused</option>
-            <option value="archived">archived</option>
+            {ROUTINE_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
       </div>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorText, FINAL_STATUSES, ok, type Run } from '../api';
+import { SETTLED_RUN_STATUSES } from '@drover/core/words';
+import { api, errorText, ok, type Run } from '../api';
 import { ErrorNote, Page, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { duration, json, runDuration, when } from '../format';
@@ -59,7 +60,7 @@ function Actions({ run, onChange }: { run: Run; onChange: (r?: Run) => void }) {
   };
   return (
     <>
-      {!FINAL_STATUSES.includes(run.status) && (
+      {!SETTLED_RUN_STATUSES.includes(run.status) && (
         <button type="button" class="danger" onClick={() => void cancel()}>
           Cancel run
         </button>

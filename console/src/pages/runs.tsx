@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, ok, type Run, type RunStatus } from '../api';
+import { RUN_STATUSES } from '@drover/core/words';
+import { api, ok, type Run } from '../api';
 import { Empty, ErrorNote, Page, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { duration, runDuration } from '../format';
@@ -7,16 +8,6 @@ import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { navigate, useRoute } from '../router';
 
-const STATUSES: RunStatus[] = [
-  'scheduled',
-  'queued',
-  'running',
-  'succeeded',
-  'failed',
-  'canceled',
-  'skipped',
-  'parked',
-];
 const FILTERS = ['queue', 'status', 'routine', 'jobType'] as const;
 
 export function Runs() {
@@ -88,7 +79,7 @@ export function Runs() {
           State
           <select value={filter.status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {RUN_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>

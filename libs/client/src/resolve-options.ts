@@ -1,4 +1,4 @@
-import { NAME_PATTERN, type JobContract } from '@drover/core';
+import { DEFAULT_QUEUE, NAME_PATTERN, type JobContract } from '@drover/core';
 import type { BorrowedClient, RedisClient } from '@drover/redis';
 import type { RedisTarget } from '@drover/config';
 import type { DroverModuleOptions, RedisNode } from './drover-options';
@@ -163,7 +163,7 @@ export function resolveOptions(raw: DroverModuleOptions | undefined): ResolvedDr
       `prefix: ${JSON.stringify(prefix)} may only hold letters, digits, "_", "." and "-" (1-64), e.g. "drover"`,
     );
   }
-  const defaultQueue = o.defaultQueue ?? 'default';
+  const defaultQueue = o.defaultQueue ?? DEFAULT_QUEUE;
   if (typeof defaultQueue !== 'string' || !NAME_PATTERN.test(defaultQueue)) {
     issues.push(
       `defaultQueue: ${JSON.stringify(defaultQueue)} is not a queue name ([a-z0-9][a-z0-9._-]{0,127}), e.g. "default"`,

@@ -40,3 +40,4 @@ export * from './schedule/fire-preview';
 export * from './model/unknown-field';
 export * from './model/routine-record';
 export * from './model/routine-validation';
+export * from './words';

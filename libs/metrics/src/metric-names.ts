@@ -29,9 +29,6 @@ export const METRIC = {
 export const RUN_OUTCOME_LABELS = ['succeeded', 'failed', 'retried', 'parked', 'canceled', 'skipped'] as const;
 export type RunMetricStatus = (typeof RUN_OUTCOME_LABELS)[number];
 
-export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'parked'] as const;
-export type QueueMetricState = (typeof QUEUE_STATES)[number];
-
 export const FIRE_OUTCOMES = ['enqueued', 'skipped', 'failed'] as const;
 export type FireOutcome = (typeof FIRE_OUTCOMES)[number];
 

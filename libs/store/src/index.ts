@@ -32,7 +32,7 @@ export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
 export { canceledMarker, isCanceledMarker, type CanceledMarker, type RunJobData } from './runs/run-job-data';
-export { decodeAttempts, encodeAttempt, type AttemptFailureKind, type AttemptRecord } from './runs/attempt-log';
+export { decodeAttempts, encodeAttempt, type AttemptRecord } from './runs/attempt-log';
 export { cancelChannel, decodeCancel } from './runs/cancel-channel';
 
 // Parked runs (given up on, waiting for an operator).

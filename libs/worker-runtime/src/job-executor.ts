@@ -1,5 +1,4 @@
-import type { AttemptFailure } from '@drover/core';
-import type { AttemptFailureKind } from '@drover/store';
+import type { AttemptFailure, AttemptFailureKind } from '@drover/core';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { JobTimeoutError } from './errors/job-timeout.error';
 import { LeaseLostError } from './errors/lease-lost.error';

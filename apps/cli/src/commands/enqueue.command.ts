@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ok } from '@drover/api-client';
+import type { PriorityName } from '@drover/core/words';
 import { parseCount, parseDuration, parseInstant, parseJsonArg } from '../args';
 import type { CliContext } from '../context';
 import { followRun } from '../runs/follow-run';
@@ -42,7 +43,7 @@ Examples:
             ? undefined
             : /^-?\d+$/.test(o.priority)
               ? Number(o.priority)
-              : (o.priority as 'low' | 'medium' | 'high');
+              : (o.priority as PriorityName);
         const timeoutMs = o.timeout ? parseDuration(o.timeout, '--timeout') : undefined;
         const { runId } = await ok(
           ctx.api.POST('/api/v1/jobs', {

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ok, type components } from '@drover/api-client';
+import { ROUTINE_STATUSES, type RoutineStatus } from '@drover/core/words';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../cli-error';
 import { parseCount, parseDuration, parseInstant, parseJsonArg } from '../args';
@@ -57,14 +58,14 @@ export function registerRoutines(program: Command, ctx: CliContext): void {
     .alias('list')
     .description('routines with their next fire and last outcome')
     .option('--queue <queue>', 'only this queue')
-    .addOption(new Option('--status <status>', 'only this status').choices(['active', 'paused', 'archived']))
+    .addOption(new Option('--status <status>', 'only this status').choices(ROUTINE_STATUSES))
     .option('--label <key=value>', 'only routines with this label')
     .option('--limit <n>', 'at most this many', '1000')
     .addHelpText(
       'after',
       '\nExamples:\n  drover routines ls --status paused\n  drover routines ls --label team=billing -o json',
     )
-    .action(async (o: { queue?: string; status?: 'active' | 'paused' | 'archived'; label?: string; limit: string }) => {
+    .action(async (o: { queue?: string; status?: RoutineStatus; label?: string; limit: string }) => {
       const limit = parseCount(o.limit, '--limit');
       const { items } = await collect(
         (page_token, page_size) =>

@@ -1,14 +1,12 @@
 import { Option, type Command } from 'commander';
 import { ok } from '@drover/api-client';
+import { RUN_STATUSES, type RunStatus } from '@drover/core/words';
 import { parseCount, parseDuration } from '../args';
 import type { CliContext } from '../context';
 import { collect } from '../paging';
 import { renderFields, renderTable } from '../output/table';
 import { followRun } from '../runs/follow-run';
 import { renderAttempts, runColumns, runFields } from '../runs/run-columns';
-
-const STATUSES = ['scheduled', 'queued', 'running', 'succeeded', 'failed', 'canceled', 'skipped', 'parked'] as const;
-type Status = (typeof STATUSES)[number];
 
 export function registerRuns(program: Command, ctx: CliContext): void {
   const runs = program.command('runs').alias('run').description('list, inspect, follow and cancel runs');
@@ -18,7 +16,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .alias('list')
     .description('runs, newest first')
     .option('--queue <queue>', 'only this queue')
-    .addOption(new Option('--status <status>', 'only this status').choices(STATUSES))
+    .addOption(new Option('--status <status>', 'only this status').choices(RUN_STATUSES))
     .option('--routine <name>', 'only runs of this routine')
     .option('--job-type <type>', 'only this job type')
     .option('--limit <n>', 'at most this many', '50')
@@ -30,7 +28,7 @@ Examples:
   drover runs ls --routine nightly-report --limit 10
   drover -o json runs ls --status parked | jq -r '.[].id'`,
     )
-    .action(async (o: { queue?: string; status?: Status; routine?: string; jobType?: string; limit: string }) => {
+    .action(async (o: { queue?: string; status?: RunStatus; routine?: string; jobType?: string; limit: string }) => {
       const limit = parseCount(o.limit, '--limit');
       const { items, more } = await collect(
         (page_token, page_size) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queueSchema } from '@drover/core';
+import { ORIGINS, queueSchema } from '@drover/core';
 import { isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
 import { RunSchema } from '../runs/run-schema';
@@ -15,7 +15,7 @@ export const QueueSchema = named(
   'Queue',
   z.object({
     name: z.string(),
-    origin: z.enum(['file', 'api']),
+    origin: z.enum(ORIGINS),
     updatedAt: iso,
     policy: QueuePolicySchema,
     paused: z.boolean(),

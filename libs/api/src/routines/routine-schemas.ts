@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nameSchema, routineSchema, RUN_STATUSES, STATS_STATUSES } from '@drover/core';
+import { nameSchema, ORIGINS, ROUTINE_STATUSES, routineSchema, RUN_STATUSES, STATS_STATUSES } from '@drover/core';
 import { isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
 import { RunSchema } from '../runs/run-schema';
@@ -25,12 +25,12 @@ export const RoutineSchema = named(
     name: z.string(),
     definition: RoutineDefinitionSchema,
     /** `file`: from the policy file (apply manages it); `api`: made through the API (apply leaves it alone). */
-    origin: z.enum(['file', 'api']),
+    origin: z.enum(ORIGINS),
     /** A file routine changed through the API since the last apply. */
     drifted: z.boolean(),
     drift: z.object({ by: z.string().optional(), at: iso }).nullable(),
     version: z.number().int(),
-    status: z.enum(['active', 'paused', 'archived']),
+    status: z.enum(ROUTINE_STATUSES),
     /** Why the scheduler disabled it (repeated launch failures), or null. */
     disabledReason: z.string().nullable(),
     pause: z

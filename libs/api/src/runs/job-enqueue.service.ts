@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DroverClient } from '@drover/client';
-import type { Priority } from '@drover/core';
+import { DEFAULT_QUEUE, type Priority } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { QueueRegistry, RoutineStore, RunStore, UnknownQueueError } from '@drover/store';
 import { ProblemError } from '../http/problem';
 import type { Principal } from '../auth/principal';
 import { API_JOB_CONTRACTS } from './api-job-contracts';
-
-/** The queue an ad-hoc run goes to when the request names none (as the client's default). */
-export const DEFAULT_JOB_QUEUE = 'default';
 
 export interface AdHocJob {
   jobType: string;
@@ -39,11 +36,11 @@ export class JobEnqueue {
    *   InvalidPayloadError, InvalidOptionsError and IdempotencyKeyConflictError (mapped by mapError)
    */
   async enqueue(job: AdHocJob, principal: Principal, idempotencyKey?: string): Promise<string> {
-    const queue = job.queue ?? DEFAULT_JOB_QUEUE;
+    const queue = job.queue ?? DEFAULT_QUEUE;
     await this.requireQueue(queue, job.queue === undefined);
     const client = new DroverClient(
       { runs: this.runs, routines: this.routines, registry: this.registry, clock: this.clock },
-      { defaultQueue: DEFAULT_JOB_QUEUE, name: principal.name, contracts: API_JOB_CONTRACTS, strictJobTypes: false },
+      { defaultQueue: DEFAULT_QUEUE, name: principal.name, contracts: API_JOB_CONTRACTS, strictJobTypes: false },
     );
     return client.enqueue(job.jobType, job.payload, {
       queue,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUN_SOURCES, RUN_STATUSES } from '@drover/core';
+import { ATTEMPT_FAILURE_KINDS, RUN_SOURCES, RUN_STATUSES } from '@drover/core';
 import { INLINE_CAP_BYTES, type AttemptRecord, type RunView } from '@drover/store';
 import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
@@ -8,7 +8,7 @@ export const RunAttemptSchema = named(
   'RunAttempt',
   z.object({
     attempt: z.number().int(),
-    kind: z.enum(['error', 'timeout', 'lease-expired', 'permanent', 'invalid-payload']),
+    kind: z.enum(ATTEMPT_FAILURE_KINDS),
     message: z.string(),
     stack: z.string().optional(),
     startedAt: iso.optional(),

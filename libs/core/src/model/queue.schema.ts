@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nameSchema } from './name.schema';
+import { DEFAULT_RETENTION } from './queue-defaults';
 
 const positiveInt = z.number().int().positive();
 
@@ -19,12 +20,8 @@ export const backoffSchema = z
 
 /** Retention of finished runs: keep at most `count` and none older than `ageMs`. */
 export const retentionSchema = z.strictObject({
-  count: z.number().int().nonnegative().default(1000),
-  ageMs: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(7 * 24 * 3_600_000),
+  count: z.number().int().nonnegative().default(DEFAULT_RETENTION.count),
+  ageMs: z.number().int().nonnegative().default(DEFAULT_RETENTION.ageMs),
 });
 
 /** A queue and the defaults its jobs inherit (docs/core.md). */

@@ -1,9 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Origin } from './origin';
 import type { Pause } from './pause';
 import type { Routine } from './routine.schema';
-
-/** Where a routine came from: the policy file (managed by apply) or the API (left alone by apply). */
-export type RoutineOrigin = 'file' | 'api';
 
 /** A file routine changed through the API: who changed it last and when (epoch ms). */
 export interface Drift {
@@ -14,7 +12,7 @@ export interface Drift {
 /** A routine as stored: its validated definition plus bookkeeping. Times are epoch ms. */
 export interface RoutineRecord {
   def: Routine;
-  origin: RoutineOrigin;
+  origin: Origin;
   createdAt: number;
   updatedAt: number;
   /** Bumped on every change of `def`; lets readers detect a concurrent edit. */
@@ -34,7 +32,7 @@ export interface RoutineRecord {
 /** What one write makes of a routine: its definition and origin, and what becomes of its pause and drift. */
 export interface RoutineChange {
   def: Routine;
-  origin: RoutineOrigin;
+  origin: Origin;
   /** Undefined keeps the stored pause (or starts one at `now`), null starts one at `now`; unset unless paused. */
   pause?: Pause | null;
   /** Undefined keeps the stored drift, null clears it. */
@@ -49,7 +47,7 @@ export interface RoutineChange {
 export function upsertChange(
   prev: RoutineRecord | undefined,
   def: Routine,
-  origin: RoutineOrigin,
+  origin: Origin,
   now: number,
   by?: string,
 ): RoutineChange {

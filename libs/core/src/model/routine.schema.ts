@@ -9,15 +9,13 @@ import {
   MAX_SELECTOR_ARGS_BYTES,
 } from './limits';
 import { nameSchema } from './name.schema';
+import { PRIORITY_NAMES } from './priority-name';
 import { backoffSchema } from './queue.schema';
+import { ROUTINE_STATUSES } from './routine-status';
 import { checkPayload } from './payload.policy';
 import { triggerSchema } from './trigger.schema';
 import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
 import type { ValidationOptions } from './validation-options';
-
-/** Named priorities; numbers may be used directly (higher runs first). See `priorityValue`. */
-export const PRIORITY_NAMES = ['low', 'medium', 'high'] as const;
-export type PriorityName = (typeof PRIORITY_NAMES)[number];
 
 /** `low|medium|high` or an integer in [-1000, 1000]; higher runs first (see `priorityValue`). */
 export const prioritySchema = z.union([z.enum(PRIORITY_NAMES), z.number().int().min(-1000).max(1000)], {
@@ -27,10 +25,8 @@ export type Priority = z.infer<typeof prioritySchema>;
 
 export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
 export const CATCH_UP_POLICIES = ['skip', 'last', 'all'] as const;
-export const ROUTINE_STATUSES = ['active', 'paused', 'archived'] as const;
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
-export type RoutineStatus = (typeof ROUTINE_STATUSES)[number];
 
 /** Plain JSON within `maxBytes` (see `checkPayload`); issues at the field's own path. */
 function jsonWithin<T extends z.ZodType>(schema: T, maxBytes: number) {

@@ -3,7 +3,8 @@ import type { Pause } from '../model/pause';
 import type { Routine } from '../model/routine.schema';
 import type { LauncherState } from '../policy/launcher.policy';
 import type { SkipReason } from '../policy/skip-reason';
-import type { Run, RunSource } from '../run/run.schema';
+import type { RunSource } from '../run/run-status';
+import type { Run } from '../run/run.schema';
 
 /** A run waiting in a queue (status `queued`), as the plan needs it. */
 export type QueuedRun = Pick<Run, 'id' | 'routine' | 'source' | 'scheduledFor'> &

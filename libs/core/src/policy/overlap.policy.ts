@@ -1,5 +1,6 @@
 import type { ConcurrencyPolicy } from '../model/routine.schema';
-import { ACTIVE_RUN_STATUSES, type Run } from '../run/run.schema';
+import { ACTIVE_RUN_STATUSES } from '../run/run-status';
+import type { Run } from '../run/run.schema';
 
 export type OverlapDecision =
   | { action: 'allow' }

@@ -1,5 +1,6 @@
-import type { Priority, PriorityName } from '../model/routine.schema';
-import type { RunSource } from '../run/run.schema';
+import type { PriorityName } from '../model/priority-name';
+import type { Priority } from '../model/routine.schema';
+import type { RunSource } from '../run/run-status';
 
 /** Numeric value of each named priority; a higher value is served first. Numbers may be used directly. */
 export const PRIORITY_VALUES: Readonly<Record<PriorityName, number>> = { low: -10, medium: 0, high: 10 };

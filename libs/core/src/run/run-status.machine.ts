@@ -1,4 +1,5 @@
-import { FINAL_RUN_STATUSES, type Run, type RunStatus } from './run.schema';
+import { FINAL_RUN_STATUSES, type RunStatus } from './run-status';
+import type { Run } from './run.schema';
 import type { RunEvent, TransitionResult } from './run-event';
 
 /** The status each event leads to. */

@@ -1,5 +1,6 @@
 import { SKIP_REASONS } from '../policy/skip-reason';
-import { ACTIVE_RUN_STATUSES, FINAL_RUN_STATUSES, RUN_STATUSES, runSchema } from './run.schema';
+import { ACTIVE_RUN_STATUSES, FINAL_RUN_STATUSES, RUN_STATUSES } from './run-status';
+import { runSchema } from './run.schema';
 
 describe('run model', () => {
   it('validates a stored run', () => {

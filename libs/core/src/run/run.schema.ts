@@ -1,26 +1,5 @@
 import { z } from 'zod';
-
-export const RUN_STATUSES = [
-  'scheduled',
-  'queued',
-  'running',
-  'succeeded',
-  'failed',
-  'canceled',
-  'skipped',
-  'parked',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-/** Statuses a run never leaves by itself (a `parked` run leaves only by operator replay or fail). */
-export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'skipped'];
-/** Statuses at rest: ended, or parked until an operator acts (what a caller waiting for a run stops at). */
-export const SETTLED_RUN_STATUSES: readonly RunStatus[] = [...FINAL_RUN_STATUSES, 'parked'];
-/** Statuses that count as "still queued or running" for overlap (`forbid`/`replace`). */
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['scheduled', 'queued', 'running'];
-
-export const RUN_SOURCES = ['schedule', 'catch-up', 'manual', 'api', 'replay'] as const;
-export type RunSource = (typeof RUN_SOURCES)[number];
+import { RUN_SOURCES, RUN_STATUSES } from './run-status';
 
 /** Message and stack of a run's last failure. */
 export const runErrorSchema = z.object({

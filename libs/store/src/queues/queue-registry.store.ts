@@ -1,14 +1,11 @@
-import { parseBundle, type Queue, type QueueInput } from '@drover/core';
+import { parseBundle, type Origin, type Queue, type QueueInput } from '@drover/core';
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import type { BullQueues } from './bull-queues';
-
-/** Where a queue policy came from: the policy file (replaced by every apply) or the API. */
-export type QueueOrigin = 'file' | 'api';
 
 /** A queue policy as stored in Redis. Times are epoch ms. */
 export interface QueueRecord {
   def: Queue;
-  origin: QueueOrigin;
+  origin: Origin;
   updatedAt: number;
 }
 
@@ -72,7 +69,7 @@ export class QueueRegistry {
   async put(
     queues: (Queue | QueueInput)[],
     opts: {
-      origin?: QueueOrigin;
+      origin?: Origin;
       now?: number;
       /** Leader fencing token: the policies are written only while it is current (one fenced script). */
       token?: string;

@@ -1,11 +1,4 @@
-import {
-  ROUTINE_DEFAULTS,
-  type Drift,
-  type Pause,
-  type Routine,
-  type RoutineOrigin,
-  type RoutineRecord,
-} from '@drover/core';
+import { ROUTINE_DEFAULTS, type Drift, type Origin, type Pause, type Routine, type RoutineRecord } from '@drover/core';
 import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/slot-claim';
 
 /**
@@ -97,7 +90,7 @@ export function encodeRecord(rec: RoutineRecord): string {
 export function decodeRecord(raw: string): RoutineRecord {
   const x = JSON.parse(raw) as {
     d: Partial<Routine>;
-    o: RoutineOrigin;
+    o: Origin;
     c: number;
     u: number;
     v: number;

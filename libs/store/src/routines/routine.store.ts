@@ -2,10 +2,10 @@ import {
   fileRoutineToApply,
   nextRoutineRecord,
   upsertChange,
+  type Origin,
   type Pause,
   type Routine,
   type RoutineChange,
-  type RoutineOrigin,
   type RoutineRecord,
 } from '@drover/core';
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
@@ -122,7 +122,7 @@ export class RoutineStore {
    */
   async upsert(
     def: Routine,
-    origin: RoutineOrigin,
+    origin: Origin,
     now: number,
     opts: RoutineWriteOptions = {},
   ): Promise<'created' | 'updated' | 'unchanged'> {
@@ -192,11 +192,7 @@ export class RoutineStore {
    * Creates many routines that do not exist yet in a few round trips (bulk import, benchmarks).
    * Existing names are left untouched and reported back.
    */
-  async createMany(
-    defs: Routine[],
-    origin: RoutineOrigin,
-    now: number,
-  ): Promise<{ created: string[]; existing: string[] }> {
+  async createMany(defs: Routine[], origin: Origin, now: number): Promise<{ created: string[]; existing: string[] }> {
     const created: string[] = [];
     const existing: string[] = [];
     for (let i = 0; i < defs.length; i += 1000) {

@@ -1,5 +1,4 @@
-/** Why an attempt ended without success. */
-export type AttemptFailureKind = 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
+import type { AttemptFailureKind } from '@drover/core';
 
 /** One failed attempt as kept in the run's attempt log (epoch ms). */
 export interface AttemptRecord {

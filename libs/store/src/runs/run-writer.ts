@@ -1,6 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import {
   checkPayload,
+  DEFAULT_RETENTION,
   InvalidPayloadError,
   type Backoff,
   type Queue,
@@ -90,7 +91,6 @@ export interface SkippedRun {
   reason: string;
 }
 
-const DEFAULT_RETENTION: Retention = { count: 1000, ageMs: 7 * 24 * 3_600_000 };
 /** Above this many existence checks a pipeline is cheaper than separate commands (ioredis builds one per call). */
 const PIPELINE_FROM = 8;
 
