@@ -23,7 +23,6 @@ export * from './routines/routine-record';
 export * from './routines/routine.store';
 export * from './routines/routine-stats.store';
 export * from './routines/routine-trigger';
-export * from './routines/routine-keys';
 export * from './slots/slot-claim';
 export * from './slots/slot-claims.store';
 export * from './slots/slot-decision';

@@ -77,7 +77,7 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
     viewer,
     call,
     stores,
-    auditKey: (...parts: string[]) => stores.keys.core('audit', ...parts),
+    auditKey: (log?: 'refused') => (log ? stores.keys.auditRefused() : stores.keys.audit()),
     async close() {
       await app.close();
       await stores.close();

@@ -51,7 +51,7 @@ export class OperationStore {
   ) {}
 
   private key(id: string): string {
-    return this.keys.core('operation', id);
+    return this.keys.operation(id);
   }
 
   async write(op: Partial<Operation> & { id: string }): Promise<void> {

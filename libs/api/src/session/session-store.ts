@@ -34,7 +34,7 @@ export class SessionStore {
   ) {}
 
   private key(id: string): string {
-    return this.keys.core('session', createHash('sha256').update(id).digest('hex'));
+    return this.keys.session(createHash('sha256').update(id).digest('hex'));
   }
 
   /**
