@@ -30,3 +30,7 @@ export * from './fires/fire-jobs';
 export * from './plan/plan.service';
 export * from './errors/duplicate-override.error';
 export * from './bulk-reads';
+export { SessionStore, type Session } from './api/session.store';
+export { AuditLog, AUDIT_LOGS, AUDIT_CAPS, type AuditCaps, type AuditLogName } from './api/audit-log.store';
+export { OperationStore, OPERATION_HEARTBEAT_MS, type Operation, type OperationKind } from './api/operation.store';
+export { ApiEvents, type ApiEvent, type ApiEventKind } from './api/api-events';
