@@ -173,13 +173,13 @@ export const KEY_REGISTRY = {
     scope: 'core',
     pattern: 'audit',
     type: 'stream',
-    lives: 'the newest ~10,000 audited calls (the cap is configurable)',
+    lives: 'the newest ~10,000 audited calls (trimmed approximately)',
   },
   auditRefused: {
     scope: 'core',
     pattern: 'audit:refused',
     type: 'stream',
-    lives: 'the newest ~1,000 refused calls (the cap is configurable)',
+    lives: 'the newest ~1,000 refused calls (trimmed approximately)',
   },
   operation: {
     scope: 'core',
