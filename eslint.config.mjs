@@ -54,6 +54,25 @@ export default tseslint.config(
     },
   },
   {
+    // One registry of keys: every Redis key and channel is built by name through DroverKeys from
+    // libs/redis/src/key-registry.ts, where it is documented; a key spelled by hand can drift from it.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['libs/redis/src/keys.ts', '**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/\\{core\\}/], TemplateElement[value.raw=/\\{core\\}|^:de:|^:drover:/]',
+          message: 'Build Redis keys by name through DroverKeys (libs/redis/src/key-registry.ts).',
+        },
+        {
+          selector: "TemplateLiteral > MemberExpression[property.name='bullPrefix']",
+          message: "Build a queue's keys by name through DroverKeys (libs/redis/src/key-registry.ts).",
+        },
+      ],
+    },
+  },
+  {
     // The core is pure: no framework, queue or Redis client may leak into it.
     files: ['libs/core/**/*.ts'],
     rules: {

@@ -98,7 +98,7 @@ async function droverLateness(idle = 0): Promise<ReturnType<typeof stats>> {
   try {
     // Measured once the leader's first reconcile has written every routine's schedule.
     const deadline = Date.now() + 180_000;
-    while ((await conns.command.hlen(keys.core('scheduler-defs'))) < idle + ROUTINES) {
+    while ((await conns.command.hlen(keys.schedulerDefs())) < idle + ROUTINES) {
       if (Date.now() > deadline) throw new Error('the first reconcile did not finish within 180 s');
       await new Promise((r) => setTimeout(r, 500));
     }

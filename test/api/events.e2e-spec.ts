@@ -149,7 +149,7 @@ describe('api event streams (real api + scheduler + worker)', () => {
       at: new Date(now).toISOString(),
       data: { queue: 'other', done: 3, total: 10 },
     };
-    await api.cluster.connections.command.publish(api.cluster.keys.core('api-events'), JSON.stringify(op));
+    await api.cluster.connections.command.publish(api.cluster.keys.apiEvents(), JSON.stringify(op));
     const opEvent = await all.waitFor('the operation event', (e) => e.event === 'operation');
     expect(JSON.parse(opEvent.data)).toEqual(op);
     await runsOfDefault.waitFor('the run to succeed', succeeded(runId));

@@ -67,7 +67,7 @@ describe('queues api (real api + scheduler + worker)', () => {
       const e = JSON.parse(raw) as OperationEvent;
       if (e.kind === 'operation') events.push(e);
     });
-    await sub.subscribe(api.cluster.keys.core('api-events'));
+    await sub.subscribe(api.cluster.keys.apiEvents());
   }, 60_000);
 
   afterAll(async () => {
@@ -304,7 +304,7 @@ describe('queues api (real api + scheduler + worker)', () => {
     const id = randomUUID();
     const startedAt = Date.now() - 60_000;
     const fields = { id, kind: 'replay', queue: 'flaky', status: 'running', filter: '{}', ratePerSecond: '100' };
-    await api.cluster.connections.command.hset(api.cluster.keys.core('operation', id), {
+    await api.cluster.connections.command.hset(api.cluster.keys.operation(id), {
       ...fields,
       matched: '10',
       done: '4',

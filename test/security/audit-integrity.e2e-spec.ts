@@ -62,7 +62,7 @@ describe('audit integrity (real api, real drover binary)', () => {
     expect((await api.call('POST', forged, { as: 'operator' })).status).toBe(400);
     // An entry as an older api (or anything else with write access to the stream) may have left it: raw.
     await api.cluster.connections.command.xadd(
-      api.cluster.keys.core('audit'),
+      api.cluster.keys.audit(),
       '*',
       ...['at', new Date().toISOString(), 'token', 'old\u001b[8m', 'role', 'operator', 'action', 'pauseQueue'],
       ...['target', 'name=y\n2026-01-01T00:00:00Z  forged\u001b[1A\u001b[2K', 'status', '200', 'ip', '127.0.0.1'],

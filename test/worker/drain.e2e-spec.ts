@@ -40,7 +40,7 @@ describe('graceful drain (real worker processes)', () => {
     for (const id of ids) {
       expect(await cluster.runs.get(id)).toMatchObject({ status: 'succeeded', attempt: 1, worker: 'worker-drain' });
       // `stc` is BullMQ's stalled counter: absent = the run was never reclaimed.
-      expect(await redis.hget(cluster.bull.jobKey('jobs', id), 'stc')).toBeNull();
+      expect(await redis.hget(cluster.bull.keys.bullJob('jobs', id), 'stc')).toBeNull();
     }
     redis.disconnect();
     expect(oracle.calls).toHaveLength(4);

@@ -137,7 +137,7 @@ describe('DroverClient with a real redis-server and a worker runtime', () => {
     expect(await client.enqueue('test.echo', { n: 2 }, { idempotencyKey: key })).toBe(id);
     expect(await client.getRun(id)).toMatchObject({ status: 'canceled' });
     // Retention removing the record ends the window: the key starts a new run (with the same id).
-    await redis.del(`${prefix}:{core}:run:${id}`);
+    await redis.del(new DroverKeys(prefix, false).runRecord(id));
     expect(await client.enqueue('test.echo', { n: 3 }, { idempotencyKey: key })).toBe(id);
     expect(await client.waitForRun(id, { timeoutMs: 15_000 })).toMatchObject({
       status: 'succeeded',

@@ -113,7 +113,7 @@ describe('connectionPlan', () => {
 describe('DroverKeys', () => {
   it('puts Drover keys under one hash tag and each queue under its own on Cluster', () => {
     const keys = new DroverKeys('drover', true);
-    expect(keys.core('leader')).toBe('drover:{core}:leader');
+    expect(keys.leader()).toBe('drover:{core}:leader');
     expect(keys.bullQueueName('default')).toBe('{default}');
     expect(new DroverKeys('drover', false).bullQueueName('default')).toBe('default');
   });

@@ -1,5 +1,6 @@
 export * from './connection-options';
 export * from './keys';
+export * from './key-registry';
 export * from './redis-connections';
 export * from './memory-policy';
 export * from './redis.module';

@@ -1,18 +1,30 @@
+import { KEY_REGISTRY, type KeyName } from './key-registry';
+
+/** One builder per registered key: a key added to the registry without one does not compile. */
+type KeyBuilders = { [K in KeyName]: (...parts: never[]) => string };
+
+type Part = string | number;
+
+/** A registered pattern split once: fixed segments as they are, `<placeholder>`s as `null`. */
+const SEGMENTS = Object.fromEntries(
+  Object.entries(KEY_REGISTRY).map(([name, spec]) => [
+    name,
+    spec.pattern.split(':').map((s) => (/^<.+>$/.test(s) ? null : s)),
+  ]),
+) as Record<KeyName, (string | null)[]>;
+
 /**
- * Key naming. Drover's own keys live under one hash tag (`{core}`) so our Lua scripts can touch
- * several of them atomically on Redis Cluster; every BullMQ queue gets its own hash tag by
- * wrapping the queue name, so each queue's keys share a slot (REDIS_CLUSTER_NODES).
+ * Key naming: every key and channel Drover uses is named in {@link KEY_REGISTRY} and built here,
+ * by name (`keys.leader()`, `keys.routineState(name)`); nothing else spells a key. Drover's own keys
+ * live under one hash tag (`{core}`) so our Lua scripts can touch several of them atomically on
+ * Redis Cluster; every BullMQ queue gets its own hash tag by wrapping the queue name, so each
+ * queue's keys share a slot (REDIS_CLUSTER_NODES).
  */
-export class DroverKeys {
+export class DroverKeys implements KeyBuilders {
   constructor(
     readonly prefix: string,
     readonly cluster: boolean,
   ) {}
-
-  /** A key of Drover's own state, e.g. `drover:{core}:leader`. */
-  core(...parts: (string | number)[]): string {
-    return [this.prefix, '{core}', ...parts].join(':');
-  }
 
   /** The prefix BullMQ is given for every Queue/Worker. */
   get bullPrefix(): string {
@@ -22,5 +34,129 @@ export class DroverKeys {
   /** The name BullMQ is given for a Drover queue: hash-tagged on Cluster. */
   bullQueueName(queue: string): string {
     return this.cluster ? `{${queue}}` : queue;
+  }
+
+  /** The key `name` names, its placeholders filled with `parts` in order. */
+  private build(name: KeyName, ...parts: Part[]): string {
+    let i = 0;
+    const segments = SEGMENTS[name].map((s) => (s === null ? String(parts[i++]) : s));
+    if (i !== parts.length || parts.some((p) => p === undefined)) {
+      throw new Error(`key ${name} takes ${i} parts, was given ${parts.filter((p) => p !== undefined).length}`);
+    }
+    if (KEY_REGISTRY[name].scope === 'queue') {
+      return [this.bullPrefix, this.bullQueueName(String(parts[0])), ...segments.slice(1)].join(':');
+    }
+    return [this.prefix, '{core}', ...segments].join(':');
+  }
+
+  leader(): string {
+    return this.build('leader');
+  }
+  leaderEpoch(): string {
+    return this.build('leaderEpoch');
+  }
+  leaderCandidate(instanceId: string): string {
+    return this.build('leaderCandidate', instanceId);
+  }
+  schedulerDefs(): string {
+    return this.build('schedulerDefs');
+  }
+
+  routines(): string {
+    return this.build('routines');
+  }
+  routineState(routine: string): string {
+    return this.build('routineState', routine);
+  }
+  slotClaim(routine: string, slot: number): string {
+    return this.build('slotClaim', routine, slot);
+  }
+  disarm(): string {
+    return this.build('disarm');
+  }
+  routinesChanged(): string {
+    return this.build('routinesChanged');
+  }
+  routineRuns(routine: string): string {
+    return this.build('routineRuns', routine);
+  }
+  routineOpen(routine: string): string {
+    return this.build('routineOpen', routine);
+  }
+  routineStats(routine: string, hourStart: number): string {
+    return this.build('routineStats', routine, hourStart);
+  }
+
+  /** A run record; `runRecord('')` is the prefix every record key starts with. */
+  runRecord(id: string): string {
+    return this.build('runRecord', id);
+  }
+  runsKept(queue: string): string {
+    return this.build('runsKept', queue);
+  }
+  cancel(): string {
+    return this.build('cancel');
+  }
+
+  queues(): string {
+    return this.build('queues');
+  }
+  queuesChanged(): string {
+    return this.build('queuesChanged');
+  }
+  queuesRanked(): string {
+    return this.build('queuesRanked');
+  }
+
+  workers(): string {
+    return this.build('workers');
+  }
+  worker(instanceId: string): string {
+    return this.build('worker', instanceId);
+  }
+  processes(role: string): string {
+    return this.build('processes', role);
+  }
+  process(role: string, instanceId: string): string {
+    return this.build('process', role, instanceId);
+  }
+
+  /** `idHash`: the SHA-256 (hex) of the session id, never the id itself. */
+  session(idHash: string): string {
+    return this.build('session', idHash);
+  }
+  audit(): string {
+    return this.build('audit');
+  }
+  auditRefused(): string {
+    return this.build('auditRefused');
+  }
+  operation(id: string): string {
+    return this.build('operation', id);
+  }
+  apiEvents(): string {
+    return this.build('apiEvents');
+  }
+
+  bullJob(queue: string, id: string): string {
+    return this.build('bullJob', queue, id);
+  }
+  bullDelayed(queue: string): string {
+    return this.build('bullDelayed', queue);
+  }
+  bullFailed(queue: string): string {
+    return this.build('bullFailed', queue);
+  }
+  bullEvents(queue: string): string {
+    return this.build('bullEvents', queue);
+  }
+  bullDedup(queue: string, dedupId: string): string {
+    return this.build('bullDedup', queue, dedupId);
+  }
+  queueRanked(queue: string): string {
+    return this.build('queueRanked', queue);
+  }
+  retentionSweep(queue: string): string {
+    return this.build('retentionSweep', queue);
   }
 }

@@ -81,3 +81,9 @@ export { PlanService, type ClusterPlan } from './plan/plan.service';
 
 // Reading big Redis structures a thousand at a time, yielding to the event loop as it goes.
 export { hscanAll, pacer, zscanMembers } from './bulk-reads';
+
+// The api's own state: console sessions, the audit log, bulk operations and the event channel.
+export { SessionStore, type Session } from './api/session.store';
+export { AuditLog, AUDIT_LOGS, AUDIT_CAPS, type AuditCaps, type AuditLogName } from './api/audit-log.store';
+export { OperationStore, OPERATION_HEARTBEAT_MS, type Operation, type OperationKind } from './api/operation.store';
+export { ApiEvents, type ApiEvent, type ApiEventKind } from './api/api-events';

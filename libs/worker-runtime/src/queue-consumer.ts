@@ -134,7 +134,7 @@ export class QueueConsumer {
     this.janitor = new RetentionJanitor(
       bull.get(queue),
       connections.command,
-      bull.queueKey(queue, 'retention-sweep'),
+      bull.keys.retentionSweep(queue),
       this.policy.retention.ageMs,
       instanceId,
       log,
@@ -161,7 +161,7 @@ export class QueueConsumer {
     const ids = [...this.running.keys()];
     if (!ids.length) return 0;
     const { bull, connections } = this.deps;
-    const raw = await Promise.all(ids.map((id) => connections.command.hget(bull.jobKey(this.name, id), 'data')));
+    const raw = await Promise.all(ids.map((id) => connections.command.hget(bull.keys.bullJob(this.name, id), 'data')));
     let aborted = 0;
     ids.forEach((id, i) => {
       const reason = cancelOf(raw[i]);

@@ -96,7 +96,7 @@ describe('WorkerRuntime leases, missing handlers, drain and the queue registry (
     expect(await g.started).toBe(1);
     // Another party took the lease (as after a long pause of this worker): renewal fails.
     const redis = testRedisClient();
-    await redis.del(`${p.bull.jobKey('q', 'a-stolen')}:lock`);
+    await redis.del(`${p.bull.keys.bullJob('q', 'a-stolen')}:lock`);
     redis.disconnect();
     await waitFor('the lost attempt to be aborted', () => g.aborts.length > 0, { timeoutMs: 10_000 });
     expect((g.aborts[0] as Error).name).toBe('LeaseLostError');

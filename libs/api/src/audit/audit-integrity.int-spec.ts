@@ -10,10 +10,10 @@ import { loadAppConfig } from '@drover/config';
 import { createLogger } from '@drover/logger';
 import { PlatformModule } from '@drover/platform';
 import { testRedisUrl, testStores, uniquePrefix } from '@drover/testing';
+import { AUDIT_CAPS, type AuditCaps } from '@drover/store';
 import { ApiModule } from '../api.module';
 import { REFUSAL_LIMIT } from '../auth/refusal-throttle';
 import { configureApiHttp } from '../http/configure-http';
-import { AUDIT_CAPS, type AuditCaps } from './audit-log';
 
 /** The real api stack in-process over the test redis-server, with the audit caps and refusal limit given. */
 async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
@@ -77,7 +77,7 @@ async function startApi(label: string, caps: AuditCaps, refusalLimit: number) {
     viewer,
     call,
     stores,
-    auditKey: (...parts: string[]) => stores.keys.core('audit', ...parts),
+    auditKey: (log?: 'refused') => (log ? stores.keys.auditRefused() : stores.keys.audit()),
     async close() {
       await app.close();
       await stores.close();

@@ -3,11 +3,11 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { catchError, concatMap, from, map, type Observable } from 'rxjs';
 import { Clock } from '@drover/redis';
+import { AuditLog, type AuditLogName } from '@drover/store';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { isoOf } from '../http/api-time';
 import { mapError } from '../http/error-mapping';
 import { ROUTE_SPEC, successStatus, type RouteSpec } from '../http/route-spec';
-import { AuditLog, type AuditLogName } from './audit-log';
 
 /** Path parameters as a short target string (`name=nightly`), or `-`. */
 function targetOf(req: Request): string {

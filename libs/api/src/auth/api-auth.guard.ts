@@ -2,8 +2,8 @@ import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Clock } from '@drover/redis';
+import { AuditLog } from '@drover/store';
 import { auditCall } from '../audit/audit.interceptor';
-import { AuditLog } from '../audit/audit-log';
 import { mapError } from '../http/error-mapping';
 import { isMutating, ROUTE_SPEC, type RouteSpec } from '../http/route-spec';
 import { ApiAuth } from './api-auth.service';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { ProblemError } from '../http/problem';
 import type { ApiToken } from '@drover/config';
-import type { Session, SessionStore } from '../session/session-store';
+import type { Session, SessionStore } from '@drover/store';
 import type { Principal } from './principal';
 import { ApiAuth } from './api-auth.service';
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request } from 'express';
 import type { ApiRole, ApiToken } from '@drover/config';
+import { SessionStore } from '@drover/store';
 import { ProblemError } from '../http/problem';
 import { CSRF_HEADER, readCookie, sessionCookieName } from '../session/session-cookie';
-import { SessionStore } from '../session/session-store';
 import { isLoopback } from './loopback';
 import { roleAllows, roleRank, type AuthenticatedRequest, type Principal } from './principal';
 import { isLoopbackHostName, isOwnOrigin, parseHostHeader } from './request-origin';

@@ -1,5 +1,5 @@
 import { API_ROLES, type ApiRole } from '@drover/config';
-import type { Session } from '../session/session-store';
+import type { Session } from '@drover/store';
 
 /** Who made a request: the token's name and role (`dev` in development mode). */
 export interface Principal {

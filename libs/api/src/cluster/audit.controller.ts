@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
+import { AUDIT_LOGS, AuditLog } from '@drover/store';
 import { z } from 'zod';
-import { AUDIT_LOGS, AuditLog } from '../audit/audit-log';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoSchema } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';

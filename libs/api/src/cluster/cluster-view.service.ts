@@ -38,7 +38,7 @@ export class ClusterView {
   ) {}
 
   async read() {
-    const leaderKey = this.keys.core('leader');
+    const leaderKey = this.keys.leader();
     const [lease, schedulers, workers, apis] = await Promise.all([
       this.connections.command.multi().get(leaderKey).pttl(leaderKey).exec(),
       this.processes.list('scheduler'),

@@ -3,8 +3,8 @@ import { isCanceledMarker, QueueRegistry, RoutineStore, RunStore } from '@drover
 import { Clock, RedisConnections, ResilientSubscriber } from '@drover/redis';
 import type { RunStatus } from '@drover/core';
 import { isoOf } from '../http/api-time';
-import { ApiEvents } from './api-events';
 import { QueueEventHub, type QueueEvent } from '@drover/store';
+import { ApiEvents } from '@drover/store';
 import { RecentStatuses } from './recent-statuses';
 
 /** What a queue event says about the run's status without reading it; `read` = ask the run view. */

@@ -1,4 +1,4 @@
-import type { ApiEvent } from './api-events';
+import type { ApiEvent } from '@drover/store';
 import { eventFilter, kindsQuerySchema, matchesFilter } from './event-filter';
 
 const run = (queue: string): ApiEvent => ({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { shownKey } from '@drover/core';
-import type { ApiEvent, ApiEventKind } from './api-events';
+import type { ApiEvent, ApiEventKind } from '@drover/store';
 
 export const API_EVENT_KINDS: readonly ApiEventKind[] = ['run', 'routine', 'queue', 'operation'];
 

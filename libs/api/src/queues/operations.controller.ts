@@ -1,11 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { Clock } from '@drover/redis';
+import { OperationStore } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoOf, optIso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { route, type RouteInput } from '../http/route-spec';
-import { OperationStore } from './operation-store';
 import { parkedFilterAnswer } from './parked-filter';
 import { OperationSchema } from './queue-schemas';
 

@@ -2,8 +2,7 @@ import { Worker } from 'bullmq';
 import type { AppConfig } from '@drover/config';
 import { SystemClock } from '@drover/redis';
 import { testStores } from '@drover/testing';
-import { ApiEvents } from '../events/api-events';
-import { OperationStore } from './operation-store';
+import { ApiEvents, OperationStore } from '@drover/store';
 import { ParkedOperations } from './parked-operations.service';
 
 describe('ParkedOperations on a real redis-server', () => {

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { nameSchema } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { ApiEvents } from '../events/api-events';
+import { ApiEvents } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoOf } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';

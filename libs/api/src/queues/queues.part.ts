@@ -1,5 +1,5 @@
+import { OperationStore } from '@drover/store';
 import type { ApiPart } from '../api-part';
-import { OperationStore } from './operation-store';
 import { OperationsController } from './operations.controller';
 import { ParkedController } from './parked.controller';
 import { ParkedOperations } from './parked-operations.service';

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseBundle, type Bundle } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { QueueRegistry, RoutineStore, type ApplyDiff } from '@drover/store';
-import { ApiEvents } from '../events/api-events';
+import { ApiEvents } from '@drover/store';
 import { isoOf } from '../http/api-time';
 import { bodyTooDeep, MAX_BODY_DEPTH, nestedDeeperThan, yamlNestedDeeperThan } from '../http/body-depth';
 import { fieldErrorsOfMessages } from '../http/field-errors';

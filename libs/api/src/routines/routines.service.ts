@@ -17,7 +17,7 @@ import {
   RunStore,
   triggerRoutine,
 } from '@drover/store';
-import { ApiEvents } from '../events/api-events';
+import { ApiEvents } from '@drover/store';
 import { isoOf } from '../http/api-time';
 import { ProblemError } from '../http/problem';
 import { ApiAuth } from '../auth/api-auth.service';

@@ -2,6 +2,7 @@ import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { API_ROLES } from '@drover/config';
+import { SessionStore } from '@drover/store';
 import { ApiAuth } from '../auth/api-auth.service';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { RefusalThrottle } from '../auth/refusal-throttle';
@@ -12,7 +13,6 @@ import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { SseStreams } from '../events/sse-streams';
 import { CSRF_HEADER, readCookie, sessionCookie } from './session-cookie';
-import { SessionStore } from './session-store';
 
 type Req_ = Request & AuthenticatedRequest;
 

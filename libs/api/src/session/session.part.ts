@@ -1,6 +1,6 @@
+import { SessionStore } from '@drover/store';
 import type { ApiPart } from '../api-part';
 import { SessionController } from './session.controller';
-import { SessionStore } from './session-store';
 
 /** The console's session routes and the Redis store of sessions. */
 export const SESSION_PART: ApiPart = {

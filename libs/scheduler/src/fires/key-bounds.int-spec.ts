@@ -88,14 +88,14 @@ describe('Redis keys stay bounded however many slots fire (real Redis)', () => {
       `${h.keys.prefix}:{core}:runs-kept:default`,
     ]);
     // The routine's open-run index is pruned on every forbid fire: it holds the one open run.
-    expect(await h.conns.command.zcard(h.keys.core('routine-open', 'busy'))).toBeLessThanOrEqual(1);
+    expect(await h.conns.command.zcard(h.keys.routineOpen('busy'))).toBeLessThanOrEqual(1);
   });
 
   it('a deleted routine leaves no lasting key of its own behind', async () => {
     await h.routines.upsert(routine('short-lived'), 'api', T0);
     await fireSlots('short-lived', 1, 20);
     // An `allow` routine's runs are not listed as open (nothing reads that list for it).
-    expect(await h.conns.command.zcard(h.keys.core('routine-open', 'short-lived'))).toBe(0);
+    expect(await h.conns.command.zcard(h.keys.routineOpen('short-lived'))).toBe(0);
     await h.routines.remove('short-lived');
     const left = (await keysOf()).lasting.filter(
       (k) => k.includes('short-lived') && !/:default:r-short-lived-/.test(k),

@@ -148,7 +148,7 @@ describe('LeaderElector on a real Redis', () => {
     a.start();
     const la: Leadership = await a.waitForLeadership();
     const redis = withDroverScripts(conns.command);
-    const target = keys.core('fenced-test');
+    const target = keys.schedulerDefs();
     expect(await redis.fencedHset(a.leaderKey, target, la.token, 'f', 'v1')).toBe(1);
     expect(await redis.fencedHset(a.leaderKey, target, `a|${a.nonce}|${la.epoch - 1}`, 'f', 'stale')).toBe(
       ScriptCode.StaleToken,

@@ -70,16 +70,16 @@ export class LeaderElector extends EventEmitter {
   }
 
   get leaderKey(): string {
-    return this.keys.core('leader');
+    return this.keys.leader();
   }
 
   get epochKey(): string {
-    return this.keys.core('leader-epoch');
+    return this.keys.leaderEpoch();
   }
 
   /** Holds the nonce of the process start that last campaigned under this instance id. */
   get candidateKey(): string {
-    return this.keys.core('leader-candidate', this.opts.instanceId);
+    return this.keys.leaderCandidate(this.opts.instanceId);
   }
 
   /** The current leadership, only while the local deadline has not passed. */

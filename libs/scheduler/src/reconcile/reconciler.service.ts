@@ -46,7 +46,7 @@ export class Reconciler {
   ) {}
 
   get writtenKey(): string {
-    return this.keys.core('scheduler-defs');
+    return this.keys.schedulerDefs();
   }
 
   async reconcileAll(lead: Leadership, isCurrent: () => boolean): Promise<ReconcileReport> {
@@ -172,7 +172,7 @@ export class Reconciler {
   private async recordWritten(lead: Leadership, entries: [name: string, fingerprint: string][]): Promise<void> {
     if (entries.length === 0) return;
     const res = await withDroverScripts(this.conns.command).fencedHset(
-      this.keys.core('leader'),
+      this.keys.leader(),
       this.writtenKey,
       lead.token,
       ...entries.flat(),

@@ -25,7 +25,7 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
 
   beforeEach(async () => {
     h = await dispatcherHarness([{ name: 'default' }], T0);
-    await h.conns.command.set(h.keys.core('leader'), lead.token);
+    await h.conns.command.set(h.keys.leader(), lead.token);
     watchdog = new Watchdog(
       h.routines,
       h.disarmer,

@@ -30,11 +30,11 @@ export class ProcessCatalog {
   ) {}
 
   private entryKey(role: ProcessRole, instanceId: string): string {
-    return this.keys.core('process', role, instanceId);
+    return this.keys.process(role, instanceId);
   }
 
   private indexKey(role: ProcessRole): string {
-    return this.keys.core('processes', role);
+    return this.keys.processes(role);
   }
 
   async publish(entry: ProcessEntry, ttlMs: number): Promise<void> {

@@ -60,7 +60,7 @@ describe('the read-only plan of a real cluster state (real Redis, real BullMQ)',
     await routines.advanceCursor('flaky', undefined, { consecutiveFailures: 1, nextAttemptAt: now + 5_000 });
     // A forbid routine whose open-run list names a run long gone (a dispatcher would prune it).
     await routines.upsert(routine('exclusive', { concurrencyPolicy: 'forbid' }), 'api', now);
-    await conns.command.zadd(keys.core('routine-open', 'exclusive'), 1, 'default:r-exclusive-1');
+    await conns.command.zadd(keys.routineOpen('exclusive'), 1, 'default:r-exclusive-1');
     // Three ad-hoc runs in a queue whose ceiling is 1, and a run parked in another queue.
     const adHoc = (id: string, queue: string) =>
       runs.enqueue({ id, routine: null, jobType: 'noop', queue, source: 'api', scheduledFor: null, payload: {} });

@@ -99,7 +99,7 @@ export class PlanService {
       q.getJobs(['wait'], 0, n - 1, true) as Promise<Job<RunJobData>[]>,
       q.getJobs(['prioritized'], 0, n - 1, true) as Promise<Job<RunJobData>[]>,
       q.getJobs(['delayed'], 0, n - 1, true) as Promise<Job<RunJobData>[]>,
-      this.deps.redis.zrange(this.deps.bull.bullKey(name, 'delayed'), '0', String(n - 1), 'WITHSCORES'),
+      this.deps.redis.zrange(this.deps.bull.keys.bullDelayed(name), '0', String(n - 1), 'WITHSCORES'),
       q.getRanges(['failed'], 0, Math.max(1, limits.parkedPerQueue ?? 100) - 1, false),
     ]);
     const dueAt = new Map<string, number>();

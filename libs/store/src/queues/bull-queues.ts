@@ -30,26 +30,6 @@ export class BullQueues {
     return q;
   }
 
-  /** The Redis key of a job (a run) in `queue`: BullMQ's `<prefix>:<queue>:<id>`. */
-  jobKey(queue: string, id: string): string {
-    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${id}`;
-  }
-
-  /** One of BullMQ's own keys of `queue` (`<prefix>:<queue>:<type>`, e.g. `delayed`). */
-  bullKey(queue: string, type: string): string {
-    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:${type}`;
-  }
-
-  /** BullMQ's deduplication marker of `dedupId` in `queue` (`<prefix>:<queue>:de:<id>`). */
-  dedupKey(queue: string, dedupId: string): string {
-    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:de:${dedupId}`;
-  }
-
-  /** A key of Drover's own that lives in the queue's hash slot (next to BullMQ's keys). */
-  queueKey(queue: string, suffix: string): string {
-    return `${this.keys.bullPrefix}:${this.keys.bullQueueName(queue)}:drover:${suffix}`;
-  }
-
   async closeAll(): Promise<void> {
     const all = [...this.queues.values()];
     this.queues.clear();

@@ -91,7 +91,7 @@ export class QueueEventHub {
   }
 
   private async open(queue: string, reader: Reader): Promise<void> {
-    const streamKey = this.bull.bullKey(queue, 'events');
+    const streamKey = this.bull.keys.bullEvents(queue);
     // Start right after the current tail ('$' would drop events landing before the first XREAD).
     const tail = (await this.connections.command.xrevrange(streamKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
     const events = new QueueEvents(this.bull.keys.bullQueueName(queue), {

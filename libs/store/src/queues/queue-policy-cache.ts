@@ -49,11 +49,11 @@ export class QueuePolicyCache {
 
   /** Where a producer that ranks a queue says so (its message is the queue name). */
   get rankedChannel(): string {
-    return this.bull.keys.core('queues-ranked');
+    return this.bull.keys.queuesRanked();
   }
 
   private rankedKey(queue: string): string {
-    return this.bull.queueKey(queue, 'ranked');
+    return this.bull.keys.queueRanked(queue);
   }
 
   private fresh<T>(e: Entry<T> | undefined): e is Entry<T> {

@@ -35,11 +35,11 @@ export class QueueRegistry {
   ) {}
 
   get hashKey(): string {
-    return this.keys.core('queues');
+    return this.keys.queues();
   }
 
   get changesChannel(): string {
-    return this.keys.core('queues-changed');
+    return this.keys.queuesChanged();
   }
 
   async list(): Promise<QueueRecord[]> {
@@ -92,7 +92,7 @@ export class QueueRegistry {
     ];
     if (opts.token !== undefined) {
       const res = await withDroverScripts(this.redis).fencedHset(
-        this.keys.core('leader'),
+        this.keys.leader(),
         this.hashKey,
         opts.token,
         ...fields,

@@ -10,7 +10,6 @@ import {
   type StatsObservation,
 } from '@drover/core';
 import type { DroverKeys, RedisClient } from '@drover/redis';
-import { routineKeys } from './routine-keys';
 
 /** An aggregate lives a bucket past the longest window, so a full window always finds it. */
 const STATS_TTL_MS = STATS_MAX_WINDOW_MS + STATS_BUCKET_MS;
@@ -32,7 +31,7 @@ export class RoutineStatsStore {
   ) {}
 
   key(routine: string, at: number): string {
-    return routineKeys.stats(this.keys, routine, statsBucketOf(at));
+    return this.keys.routineStats(routine, statsBucketOf(at));
   }
 
   /** Adds one observation (at `at`, epoch ms) to a batch. */

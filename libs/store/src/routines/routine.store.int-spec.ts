@@ -3,7 +3,6 @@ import { StaleLeaderError, type DroverKeys, type RedisConnections } from '@drove
 import { testStores } from '@drover/testing';
 import type { RunStore } from '../runs/run.store';
 import { RoutineNotFoundError, RoutineVersionConflictError, type RoutineStore } from './routine.store';
-import { routineKeys } from './routine-keys';
 import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
 
 function routine(name: string, extra: Record<string, unknown> = {}): Routine {
@@ -88,7 +87,7 @@ describe('RoutineStore on a real Redis', () => {
   });
 
   it('refuses writes fenced by a leader token that is no longer current, and writes nothing', async () => {
-    await conns.command.set(keys.core('leader'), 'sched-2|9');
+    await conns.command.set(keys.leader(), 'sched-2|9');
     await expect(store.upsert(routine('f'), 'file', 1, { token: 'sched-1|8' })).rejects.toBeInstanceOf(
       StaleLeaderError,
     );
@@ -102,16 +101,12 @@ describe('RoutineStore on a real Redis', () => {
   it('deletes a routine with its state and run indexes, handing its armed runs to the leader to withdraw', async () => {
     await store.upsert(routine('gone'), 'api', 1);
     await conns.command.hset(store.stateKey('gone'), 'armed', '120000:1:default,180000:1:default');
-    await conns.command.zadd(routineKeys.recentRuns(keys, 'gone'), 1, 'default:r-gone-60000');
-    await conns.command.zadd(routineKeys.openRuns(keys, 'gone'), 1, 'default:r-gone-60000');
+    await conns.command.zadd(keys.routineRuns('gone'), 1, 'default:r-gone-60000');
+    await conns.command.zadd(keys.routineOpen('gone'), 1, 'default:r-gone-60000');
     expect(await store.remove('gone')).toBe(true);
-    expect(
-      await conns.command.exists(
-        store.stateKey('gone'),
-        routineKeys.recentRuns(keys, 'gone'),
-        routineKeys.openRuns(keys, 'gone'),
-      ),
-    ).toBe(0);
+    expect(await conns.command.exists(store.stateKey('gone'), keys.routineRuns('gone'), keys.routineOpen('gone'))).toBe(
+      0,
+    );
     expect(await store.pendingDisarms()).toEqual(
       new Map([
         [

@@ -11,7 +11,6 @@ import {
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
 import { decodeRecord, decodeState, encodeRecord, encodeState, type RoutineState } from './routine-record';
-import { routineKeys } from './routine-keys';
 import { hscanAll, pacer, READ_CHUNK } from '../bulk-reads';
 
 /** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
@@ -75,21 +74,21 @@ export class RoutineStore {
   ) {}
 
   get definitionsKey(): string {
-    return routineKeys.definitions(this.keys);
+    return this.keys.routines();
   }
 
   stateKey(name: string): string {
-    return routineKeys.state(this.keys, name);
+    return this.keys.routineState(name);
   }
 
   /** Armed runs of deleted routines, waiting for the leader to withdraw them (name → armed list). */
   get disarmKey(): string {
-    return routineKeys.disarm(this.keys);
+    return this.keys.disarm();
   }
 
   /** Channel on which every definition change is announced (the leader reconciles at once). */
   get changesChannel(): string {
-    return routineKeys.changes(this.keys);
+    return this.keys.routinesChanged();
   }
 
   async get(name: string): Promise<RoutineRecord | undefined> {
@@ -150,7 +149,7 @@ export class RoutineStore {
       const { def } = record;
       const resumed = prev && prev.def.status !== 'active' && def.status === 'active';
       const [code, stored] = await withDroverScripts(this.redis).putRoutine(
-        this.keys.core('leader'),
+        this.keys.leader(),
         this.definitionsKey,
         this.stateKey(name),
         opts.token ?? '',
@@ -223,12 +222,12 @@ export class RoutineStore {
    */
   async remove(name: string, opts: RoutineWriteOptions = {}): Promise<boolean> {
     const [code, current] = await withDroverScripts(this.redis).removeRoutine(
-      this.keys.core('leader'),
+      this.keys.leader(),
       this.definitionsKey,
       this.stateKey(name),
       this.disarmKey,
-      routineKeys.recentRuns(this.keys, name),
-      routineKeys.openRuns(this.keys, name),
+      this.keys.routineRuns(name),
+      this.keys.routineOpen(name),
       opts.token ?? '',
       name,
       this.changesChannel,

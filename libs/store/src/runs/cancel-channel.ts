@@ -8,7 +8,7 @@ export interface CancelMessage {
 }
 
 export function cancelChannel(keys: DroverKeys): string {
-  return keys.core('cancel');
+  return keys.cancel();
 }
 
 export function encodeCancel(msg: CancelMessage): string {

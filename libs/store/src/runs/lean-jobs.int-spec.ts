@@ -75,7 +75,7 @@ describe.each([false, true])('lean job reads against a real redis-server (cluste
     // The script's whole reply, as it crosses the wire: a few KiB, whatever the jobs hold.
     const reply = await withDroverScripts(connections.command).readLeanJobs(
       ids.length,
-      ...ids.map((id) => bull.jobKey('q', id)),
+      ...ids.map((id) => bull.keys.bullJob('q', id)),
       INLINE_CAP_BYTES,
     );
     expect(JSON.stringify(reply).length).toBeLessThan(3 * INLINE_CAP_BYTES);
@@ -130,7 +130,7 @@ describe.each([false, true])('lean job reads against a real redis-server (cluste
     for (const id of ids) await runs.enqueue(run(id, { payload }));
     const reply = await withDroverScripts(connections.command).readLeanJobs(
       ids.length,
-      ...ids.map((id) => bull.jobKey('q', id)),
+      ...ids.map((id) => bull.keys.bullJob('q', id)),
       INLINE_CAP_BYTES,
     );
     expect(JSON.stringify(reply).length).toBeLessThan(100 * 2 * KiB);

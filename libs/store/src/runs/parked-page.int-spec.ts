@@ -30,7 +30,7 @@ describe('the parked area, page by page (real redis-server)', () => {
     }
     await worker.close();
     // Force ties: p-02..p-05 parked in the same millisecond, p-01 oldest, p-06/p-07 newest.
-    const key = c.bull.bullKey(q, 'failed');
+    const key = c.bull.keys.bullFailed(q);
     const scores: [number, string][] = [
       [1000, 'p-01'],
       [2000, 'p-02'],

@@ -95,7 +95,7 @@ export class ParkedRuns {
    */
   async page(queue: string, opts: { after?: ParkedCursor; limit?: number } = {}): Promise<ParkedPage> {
     const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
-    const key = this.deps.bull.bullKey(queue, 'failed');
+    const key = this.deps.bull.keys.bullFailed(queue);
     const redis = this.deps.redis;
     const entries: ParkedCursor[] = [];
     const after = opts.after;
@@ -129,7 +129,7 @@ export class ParkedRuns {
   async ids(queue: string, opts: { before?: number; after?: number } = {}): Promise<string[]> {
     const max = opts.before === undefined ? '+inf' : `(${opts.before}`;
     const min = opts.after === undefined ? '-inf' : `(${opts.after}`;
-    return this.deps.redis.zrevrangebyscore(this.deps.bull.bullKey(queue, 'failed'), max, min);
+    return this.deps.redis.zrevrangebyscore(this.deps.bull.keys.bullFailed(queue), max, min);
   }
 
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {

@@ -1,6 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
 import type { DroverKeys, RedisClient } from '@drover/redis';
-import { routineKeys } from '../routines/routine-keys';
 
 /** Newest runs kept per routine for listing (older ones still exist until retention removes them). */
 export const RECENT_RUNS_KEPT = 1000;
@@ -45,11 +44,11 @@ export class RunIndex {
   ) {}
 
   recentKey(routine: string): string {
-    return routineKeys.recentRuns(this.keys, routine);
+    return this.keys.routineRuns(routine);
   }
 
   openKey(routine: string): string {
-    return routineKeys.openRuns(this.keys, routine);
+    return this.keys.routineOpen(routine);
   }
 
   /** Adds a run to the routine's indexes (`open` unless it never runs, e.g. skipped). */

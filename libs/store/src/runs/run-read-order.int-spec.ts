@@ -89,7 +89,7 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
   }
 
   it('RunStore.get never shows a run parked without its error: it is still running, or parked with it', async () => {
-    const hold = holdSecondRead(connections.command, bull.jobKey(queue, 'a-1'), 'a-1', park);
+    const hold = holdSecondRead(connections.command, bull.keys.bullJob(queue, 'a-1'), 'a-1', park);
     const seen = await runs.get('a-1', queue);
     hold.release();
     // The move really ran between the view's two reads of the job.
@@ -107,7 +107,7 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
   });
 
   it('RunStore.getParked never answers a parked run without its errors', async () => {
-    const hold = holdSecondRead(connections.command, bull.jobKey(queue, 'a-1'), 'a-1', park);
+    const hold = holdSecondRead(connections.command, bull.keys.bullJob(queue, 'a-1'), 'a-1', park);
     const seen = await runs.getParked('a-1', queue);
     hold.release();
     expect(hold.reads).toHaveLength(2);
@@ -116,7 +116,7 @@ describe('run views read while a worker parks the run (real Redis, real BullMQ t
   });
 
   it('a replay racing the parking move refuses, or replays the parked job itself (its replay id from finishedOn)', async () => {
-    const hold = holdSecondRead(connections.command, bull.jobKey(queue, 'a-1'), 'a-1', park);
+    const hold = holdSecondRead(connections.command, bull.keys.bullJob(queue, 'a-1'), 'a-1', park);
     const replayed = await runs.replayParked(queue, 'a-1').catch((err: unknown) => err);
     hold.release();
     expect(hold.reads.length).toBeGreaterThanOrEqual(2);

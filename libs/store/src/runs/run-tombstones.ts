@@ -15,12 +15,12 @@ export class RunTombstones {
   ) {}
 
   key(id: string): string {
-    return this.keys.core('run', id);
+    return this.keys.runRecord(id);
   }
 
   /** The queue's index of records, oldest first (bounds their number). */
   indexKey(queue: string): string {
-    return this.keys.core('runs-kept', queue);
+    return this.keys.runsKept(queue);
   }
 
   async get(id: string): Promise<RunView | undefined> {

@@ -279,7 +279,7 @@ export class RunWriter {
       updatedAt: now,
       finishedAt: now,
     };
-    if ((await this.redis.exists(this.bull.jobKey(s.queue, s.id))) === 1) return { id: s.id, created: false };
+    if ((await this.redis.exists(this.bull.keys.bullJob(s.queue, s.id))) === 1) return { id: s.id, created: false };
     const created = await this.tombstones.create(view, await this.retention(s.queue), now);
     if (created && s.routine !== null) {
       // The routine's stats count the skip in the same round trip as its index entry.
@@ -309,11 +309,11 @@ export class RunWriter {
     const shape: { exists: number; marker: boolean }[] = [];
     for (const r of group) {
       if (r.freshId && !r.dedup) continue;
-      const keys = [this.bull.jobKey(queue, r.id), this.tombstones.key(r.id)];
-      if (r.anyQueue) for (const q of others) keys.push(this.bull.jobKey(q, r.id));
+      const keys = [this.bull.keys.bullJob(queue, r.id), this.tombstones.key(r.id)];
+      if (r.anyQueue) for (const q of others) keys.push(this.bull.keys.bullJob(q, r.id));
       if (this.connections.isCluster) for (const k of keys) cmds.push(['exists', k]);
       else cmds.push(['exists', ...keys]);
-      if (r.dedup) cmds.push(['get', this.bull.dedupKey(queue, r.dedup.id)]);
+      if (r.dedup) cmds.push(['get', this.bull.keys.bullDedup(queue, r.dedup.id)]);
       shape.push({ exists: this.connections.isCluster ? keys.length : 1, marker: !!r.dedup });
     }
     const values = await this.send(cmds);

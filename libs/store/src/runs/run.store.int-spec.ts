@@ -138,7 +138,7 @@ describe('RunStore against a real redis-server', () => {
     await finishNext(c);
     expect((await c.runs.openRunsOfRoutine('y')).map((r) => r.id)).toEqual(['r-y-2']);
     const redis = testRedisClient();
-    expect(await redis.zcard(c.keys.core('routine-open', 'y'))).toBe(1);
+    expect(await redis.zcard(c.keys.routineOpen('y'))).toBe(1);
     redis.disconnect();
   });
 

@@ -104,9 +104,9 @@ export class RunStore {
 
   /** Which defined queue holds a job with this id (undefined: none). */
   private async locate(id: string, hint?: string): Promise<string | undefined> {
-    if (hint && (await this.isJob(this.bull.jobKey(hint, id)))) return hint;
+    if (hint && (await this.isJob(this.bull.keys.bullJob(hint, id)))) return hint;
     const names = (await this.registry.list()).map((r) => r.def.name);
-    const hits = await Promise.all(names.map((q) => this.isJob(this.bull.jobKey(q, id))));
+    const hits = await Promise.all(names.map((q) => this.isJob(this.bull.keys.bullJob(q, id))));
     return names.find((_, i) => hits[i]);
   }
 

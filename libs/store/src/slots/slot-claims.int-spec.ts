@@ -1,6 +1,5 @@
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { routineKeys } from '../routines/routine-keys';
 import { parseClaim } from './slot-claim';
 import { SlotClaims, type ClaimRequest } from './slot-claims.store';
 import type { SlotDecision } from './slot-decision';
@@ -24,7 +23,7 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
     keys = new DroverKeys(uniquePrefix('claims'), false);
     claims = new SlotClaims(conns.command, keys);
     // A routine exists while its state hash does (its definition is not needed by these scripts).
-    await conns.command.hset(routineKeys.state(keys, 'r'), { since: NOW - 60_000, v: 1 });
+    await conns.command.hset(keys.routineState('r'), { since: NOW - 60_000, v: 1 });
   });
 
   afterEach(async () => {
@@ -33,7 +32,7 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
 
   const claim = (slot: number, extra: Partial<ClaimRequest> = {}) =>
     claims.claim({ routine: 'r', slot, decision: fire(), now: NOW, ...extra });
-  const state = async () => conns.command.hgetall(routineKeys.state(keys, 'r'));
+  const state = async () => conns.command.hgetall(keys.routineState('r'));
 
   it('lets exactly one of many racers claim a slot and moves the cursor with the claim', async () => {
     const outcomes = await Promise.all([1, 2, 3, 4, 5].map(() => claim(NOW)));
@@ -53,13 +52,13 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
   });
 
   it('claims nothing and recreates no state for a deleted routine', async () => {
-    await conns.command.del(routineKeys.state(keys, 'r'));
+    await conns.command.del(keys.routineState('r'));
     expect(await claim(NOW)).toEqual({ kind: 'gone' });
-    expect(await conns.command.exists(claims.key('r', NOW), routineKeys.state(keys, 'r'))).toBe(0);
+    expect(await conns.command.exists(claims.key('r', NOW), keys.routineState('r'))).toBe(0);
   });
 
   it('refuses a claim fenced by a token that is not the current leader', async () => {
-    await conns.command.set(keys.core('leader'), 'sched-1|7');
+    await conns.command.set(keys.leader(), 'sched-1|7');
     expect(await claim(NOW, { token: 'sched-1|6' })).toEqual({ kind: 'stale' });
     expect((await claim(NOW, { token: 'sched-1|7' })).kind).toBe('claimed');
   });
@@ -89,7 +88,7 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
     };
 
     it('lists an armed slot in the routine state and drops entries whose slot has passed', async () => {
-      await conns.command.hset(routineKeys.state(keys, 'r'), 'armed', `${NOW - 1}:1:default`);
+      await conns.command.hset(keys.routineState('r'), 'armed', `${NOW - 1}:1:default`);
       await arm();
       expect((await state()).armed).toBe(`${entry.slot}:1:default`);
     });
@@ -133,22 +132,22 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
       expect(await claims.get('r', entry.slot)).toMatchObject({ arm: 'started' });
       expect(await claims.revoke('r', entry)).toBeUndefined();
       // A retry of the same run (a later attempt) starts again even if the routine changed meanwhile.
-      await conns.command.hset(routineKeys.state(keys, 'r'), 'v', 2);
+      await conns.command.hset(keys.routineState('r'), 'v', 2);
       expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('start');
     });
 
     it('refuses to start a run armed for an older version and revokes its slot for a refire', async () => {
       await arm();
-      await conns.command.hset(routineKeys.state(keys, 'r'), 'v', 2);
+      await conns.command.hset(keys.routineState('r'), 'v', 2);
       expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('routine-changed');
       expect(await claims.get('r', entry.slot)).toMatchObject({ arm: 'revoked' });
     });
 
     it('refuses to start a run whose routine was deleted, and one whose claim expired after an edit', async () => {
       await arm();
-      await conns.command.del(routineKeys.state(keys, 'r'));
+      await conns.command.del(keys.routineState('r'));
       expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('routine-deleted');
-      await conns.command.hset(routineKeys.state(keys, 'r'), 'v', 3);
+      await conns.command.hset(keys.routineState('r'), 'v', 3);
       await conns.command.del(claims.key('r', entry.slot));
       expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('routine-changed-expired');
       expect(await claims.startArmed('r', entry.slot, 3, 0)).toBe('start');

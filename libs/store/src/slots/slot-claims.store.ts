@@ -1,5 +1,4 @@
 import { ScriptCode, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
-import { routineKeys } from '../routines/routine-keys';
 import {
   doneClaimTtlMs,
   encodeArmedEntry,
@@ -59,7 +58,7 @@ export class SlotClaims {
   ) {}
 
   key(routine: string, slot: number): string {
-    return routineKeys.slot(this.keys, routine, slot);
+    return this.keys.slotClaim(routine, slot);
   }
 
   private get scripts() {
@@ -69,9 +68,9 @@ export class SlotClaims {
   async claim(req: ClaimRequest): Promise<ClaimOutcome> {
     const decision = encodeDecision(req.decision);
     const [code, payload] = await this.scripts.claimSlot(
-      this.keys.core('leader'),
+      this.keys.leader(),
       this.key(req.routine, req.slot),
-      routineKeys.state(this.keys, req.routine),
+      this.keys.routineState(req.routine),
       req.token ?? '',
       req.armed ? 'a' : '-',
       decision,
@@ -110,7 +109,7 @@ export class SlotClaims {
   async revoke(routine: string, entry: ArmedEntry): Promise<SlotClaim | undefined> {
     const [code, before] = await this.scripts.revokeSlot(
       this.key(routine, entry.slot),
-      routineKeys.state(this.keys, routine),
+      this.keys.routineState(routine),
       encodeArmedEntry(entry),
       entry.version,
     );
@@ -121,7 +120,7 @@ export class SlotClaims {
   async startArmed(routine: string, slot: number, version: number, rev: number): Promise<ArmedStart> {
     const code = await this.scripts.startArmedRun(
       this.key(routine, slot),
-      routineKeys.state(this.keys, routine),
+      this.keys.routineState(routine),
       version,
       rev,
     );

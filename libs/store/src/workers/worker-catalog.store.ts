@@ -26,11 +26,11 @@ export class WorkerCatalog {
   ) {}
 
   private entryKey(instanceId: string): string {
-    return this.keys.core('worker', instanceId);
+    return this.keys.worker(instanceId);
   }
 
   private get indexKey(): string {
-    return this.keys.core('workers');
+    return this.keys.workers();
   }
 
   /**

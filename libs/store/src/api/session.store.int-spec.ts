@@ -1,6 +1,6 @@
 import { Clock } from '@drover/redis';
 import { testStores } from '@drover/testing';
-import { SessionStore, SESSION_TTL_MS } from './session-store';
+import { SessionStore, SESSION_TTL_MS } from './session.store';
 
 /** A clock the test moves. */
 class TestClock extends Clock {

@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import type { ParkedFilterInput } from './parked-filter';
+
+/**
+ * Which parked runs an operation concerns, as it was given (the api's parked filter): instants are
+ * ISO 8601 text. The api validates it; the store keeps it as JSON.
+ */
+export interface OperationFilter {
+  jobType?: string;
+  routine?: string;
+  error?: string;
+  before?: string;
+  after?: string;
+}
 
 export type OperationKind = 'replay' | 'purge';
 /** `abandoned` is never stored: it is how a `running` operation reads once its heartbeat is stale. */
@@ -12,7 +23,7 @@ export interface Operation {
   kind: OperationKind;
   queue: string;
   status: OperationStatus;
-  filter: ParkedFilterInput;
+  filter: OperationFilter;
   ratePerSecond: number;
   /** Parked runs the filter selected when the operation started. */
   matched: number;
@@ -51,7 +62,7 @@ export class OperationStore {
   ) {}
 
   private key(id: string): string {
-    return this.keys.core('operation', id);
+    return this.keys.operation(id);
   }
 
   async write(op: Partial<Operation> & { id: string }): Promise<void> {
@@ -76,7 +87,7 @@ export class OperationStore {
       kind: h.kind as OperationKind,
       queue: h.queue ?? '',
       status: stale ? 'abandoned' : (h.status as OperationStatus),
-      filter: JSON.parse(h.filter ?? '{}') as ParkedFilterInput,
+      filter: JSON.parse(h.filter ?? '{}') as OperationFilter,
       ...n,
       ...(h.error && { error: h.error }),
       by: h.by ?? '',

@@ -35,7 +35,7 @@ export class ApiEvents implements OnApplicationShutdown {
   ) {}
 
   private get channel(): string {
-    return this.keys.core('api-events');
+    return this.keys.apiEvents();
   }
 
   /** Publishes to every replica (this one included, through Redis). Never throws. */

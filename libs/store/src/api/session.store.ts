@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { type ApiRole, API_ROLES } from '@drover/config';
 import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
-import type { Principal } from '../auth/principal';
 
 /** How long a console session lasts from its login (fixed: using it does not extend it). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -34,7 +33,7 @@ export class SessionStore {
   ) {}
 
   private key(id: string): string {
-    return this.keys.core('session', createHash('sha256').update(id).digest('hex'));
+    return this.keys.session(createHash('sha256').update(id).digest('hex'));
   }
 
   /**
@@ -42,7 +41,7 @@ export class SessionStore {
    * `tokenSha256`; answers its id (the cookie's value) and expiry.
    */
   async open(
-    principal: Principal,
+    principal: { name: string; role: ApiRole },
     tokenSha256: string,
     ttlMs = SESSION_TTL_MS,
   ): Promise<{ id: string; session: Session }> {

@@ -49,7 +49,7 @@ export class AuditLog {
   }
 
   private key(log: AuditLogName): string {
-    return log === 'principals' ? this.keys.core('audit') : this.keys.core('audit', 'refused');
+    return log === 'principals' ? this.keys.audit() : this.keys.auditRefused();
   }
 
   /** Writes one entry; every text field is stored with its control characters escaped. */

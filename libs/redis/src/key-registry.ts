@@ -1,0 +1,242 @@
+/**
+ * Every Redis key and pub/sub channel Drover reads or writes, as BullMQ's `getKeys` lists its
+ * scripts' keys: the name a call site asks {@link DroverKeys} for, the key's pattern, its Redis type
+ * and how long it lives. The pattern is the key: {@link DroverKeys} builds each key from it, filling
+ * each `<placeholder>` with one argument in order, so a key documented here is byte for byte the key
+ * in Redis. docs/redis.md lists every entry with its lifetime (a unit test holds the two equal).
+ *
+ * `core` keys live under `<prefix>:{core}:` — one hash tag, so our Lua scripts may touch several of
+ * them atomically on Redis Cluster. `queue` keys live in a BullMQ queue's slot: their pattern starts
+ * with `<queue>`, which becomes `<prefix>:<queue>` (`<prefix>:{<queue>}` on Cluster).
+ */
+export type KeyType = 'string' | 'hash' | 'set' | 'zset' | 'stream' | 'channel';
+
+export interface KeySpec {
+  readonly scope: 'core' | 'queue';
+  readonly pattern: string;
+  readonly type: KeyType;
+  /** How long the key lives, as docs/redis.md says it. */
+  readonly lives: string;
+}
+
+export const KEY_REGISTRY = {
+  // Leadership
+  leader: {
+    scope: 'core',
+    pattern: 'leader',
+    type: 'string',
+    lives: "the leader's lease: expires one lease TTL after its last renewal",
+  },
+  leaderEpoch: {
+    scope: 'core',
+    pattern: 'leader-epoch',
+    type: 'string',
+    lives: 'forever: the fencing counter, only ever incremented',
+  },
+  leaderCandidate: {
+    scope: 'core',
+    pattern: 'leader-candidate:<instance>',
+    type: 'string',
+    lives: 'one lease TTL after that instance last campaigned',
+  },
+  schedulerDefs: {
+    scope: 'core',
+    pattern: 'scheduler-defs',
+    type: 'hash',
+    lives: "what the leader last wrote to the fires queue per routine; a routine's entry goes with its schedule",
+  },
+
+  // Routines
+  routines: {
+    scope: 'core',
+    pattern: 'routines',
+    type: 'hash',
+    lives: 'one entry per routine, while the routine exists',
+  },
+  routineState: {
+    scope: 'core',
+    pattern: 'rstate:<routine>',
+    type: 'hash',
+    lives: 'while the routine exists; deleting it deletes its state and run indexes',
+  },
+  slotClaim: {
+    scope: 'core',
+    pattern: 'slot:<routine>:<slot>',
+    type: 'string',
+    lives: '1 min once done; 10 min past the slot if armed; pending: 3 min past it',
+  },
+  disarm: {
+    scope: 'core',
+    pattern: 'disarm',
+    type: 'hash',
+    lives: 'armed runs of deleted routines, until the leader withdraws them (seconds)',
+  },
+  routinesChanged: {
+    scope: 'core',
+    pattern: 'routines-changed',
+    type: 'channel',
+    lives: 'a channel: announces definition changes',
+  },
+  routineRuns: {
+    scope: 'core',
+    pattern: 'routine-runs:<routine>',
+    type: 'zset',
+    lives: 'the newest 1000 runs of the routine; deleted with the routine',
+  },
+  routineOpen: {
+    scope: 'core',
+    pattern: 'routine-open:<routine>',
+    type: 'zset',
+    lives: 'runs of `forbid`/`replace` routines that may be open; pruned on each fire',
+  },
+  routineStats: {
+    scope: 'core',
+    pattern: 'rstats:<routine>:<hour start>',
+    type: 'hash',
+    lives: "one routine's run statistics for one hour; expires after the longest stats window",
+  },
+
+  // Runs
+  runRecord: {
+    scope: 'core',
+    pattern: 'run:<run id>',
+    type: 'string',
+    lives: "skipped/canceled records: the queue's retention, at most `count` per queue, none older than `ageMs`",
+  },
+  runsKept: {
+    scope: 'core',
+    pattern: 'runs-kept:<queue>',
+    type: 'zset',
+    lives: "the queue's index of run records; expires `ageMs` after its last write",
+  },
+  cancel: {
+    scope: 'core',
+    pattern: 'cancel',
+    type: 'channel',
+    lives: 'a channel: asks the worker holding a run to abort it',
+  },
+
+  // Queues
+  queues: {
+    scope: 'core',
+    pattern: 'queues',
+    type: 'hash',
+    lives: 'one entry per queue, while the queue is defined',
+  },
+  queuesChanged: {
+    scope: 'core',
+    pattern: 'queues-changed',
+    type: 'channel',
+    lives: 'a channel: announces queue definition changes',
+  },
+  queuesRanked: {
+    scope: 'core',
+    pattern: 'queues-ranked',
+    type: 'channel',
+    lives: 'a channel: announces a queue that became ranked',
+  },
+
+  // Processes
+  workers: {
+    scope: 'core',
+    pattern: 'workers',
+    type: 'set',
+    lives: 'ids of live workers; readers drop ids whose entry expired',
+  },
+  worker: {
+    scope: 'core',
+    pattern: 'worker:<instance>',
+    type: 'string',
+    lives: '15 s (three heartbeats) unless refreshed; removed on shutdown',
+  },
+  processes: {
+    scope: 'core',
+    pattern: 'processes:<role>',
+    type: 'set',
+    lives: 'ids of live scheduler and api processes; readers drop ids whose entry expired',
+  },
+  process: {
+    scope: 'core',
+    pattern: 'process:<role>:<instance>',
+    type: 'string',
+    lives: '15 s (three presence beats) unless refreshed; removed on shutdown',
+  },
+
+  // The api
+  session: {
+    scope: 'core',
+    pattern: 'session:<sha256 of session id>',
+    type: 'string',
+    lives: '12 h from login (using it does not extend it); deleted on logout',
+  },
+  audit: {
+    scope: 'core',
+    pattern: 'audit',
+    type: 'stream',
+    lives: 'the newest ~10,000 audited calls (trimmed approximately)',
+  },
+  auditRefused: {
+    scope: 'core',
+    pattern: 'audit:refused',
+    type: 'stream',
+    lives: 'the newest ~1,000 refused calls (trimmed approximately)',
+  },
+  operation: {
+    scope: 'core',
+    pattern: 'operation:<operation id>',
+    type: 'hash',
+    lives: '24 h after its last write',
+  },
+  apiEvents: {
+    scope: 'core',
+    pattern: 'api-events',
+    type: 'channel',
+    lives: "a channel: changes for every api replica's event streams",
+  },
+
+  // BullMQ's keys Drover reads or writes itself, and Drover's own keys in a queue's slot
+  bullJob: {
+    scope: 'queue',
+    pattern: '<queue>:<run id>',
+    type: 'hash',
+    lives: "BullMQ's job (a run): finished ones by the queue's retention, parked ones until replayed or purged",
+  },
+  bullDelayed: {
+    scope: 'queue',
+    pattern: '<queue>:delayed',
+    type: 'zset',
+    lives: "BullMQ's: runs waiting for their time, until they start",
+  },
+  bullFailed: {
+    scope: 'queue',
+    pattern: '<queue>:failed',
+    type: 'zset',
+    lives: "BullMQ's: the parked area, until replayed or purged",
+  },
+  bullEvents: {
+    scope: 'queue',
+    pattern: '<queue>:events',
+    type: 'stream',
+    lives: "BullMQ's event stream, capped by BullMQ",
+  },
+  bullDedup: {
+    scope: 'queue',
+    pattern: '<queue>:de:<dedup id>',
+    type: 'string',
+    lives: "BullMQ's deduplication marker: a fired slot's lives 3 minutes past the slot (its pending window)",
+  },
+  queueRanked: {
+    scope: 'queue',
+    pattern: '<queue>:drover:ranked',
+    type: 'string',
+    lives: 'forever once set: a queue, once ranked, stays ranked',
+  },
+  retentionSweep: {
+    scope: 'queue',
+    pattern: '<queue>:drover:retention-sweep',
+    type: 'string',
+    lives: "one sweep interval: the lock of the queue's retention sweep",
+  },
+} as const satisfies Record<string, KeySpec>;
+
+export type KeyName = keyof typeof KEY_REGISTRY;
