@@ -60,7 +60,10 @@ export class SlotApplier {
     for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
     // A selector routine's slot makes one run per chosen key: `<run id>`, then `<run id>.k1`, ….
     const runs = d.keys?.length
-      ? d.keys.map((key, i) => this.runFor(def, this.keyRunId(def, target, i, id), target, d.source, key))
+      ? d.keys.map((key, keyIndex) => {
+          const keyId = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev, keyIndex });
+          return this.runFor(def, keyId, target, d.source, key);
+        })
       : [this.runFor(def, id, target, d.source)];
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
@@ -68,10 +71,6 @@ export class SlotApplier {
       this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
       result.enqueued.push(run.id);
     }
-  }
-
-  private keyRunId(def: Routine, t: SlotTarget, keyIndex: number, id: string): string {
-    return keyIndex === 0 ? id : newRunId({ kind: 'slot', routine: def.name, slot: t.slot, rev: t.rev, keyIndex });
   }
 
   private runFor(
