@@ -9,6 +9,7 @@ import {
   type Priority,
   type RunStatus,
 } from '@drover/core';
+import { startOf, type RunStart } from '@drover/store';
 import { InvalidOptionsError } from './errors/invalid-options.error';
 
 /** Options of `DroverClient.enqueue`. Times are epoch ms. */
@@ -87,12 +88,8 @@ function parse<T>(schema: z.ZodType<T>, where: string, raw: unknown): T {
 }
 
 /** What enqueue options mean for the run: resolved against `now` (epoch ms). */
-export interface ResolvedEnqueue {
+export interface ResolvedEnqueue extends RunStart {
   queue?: string;
-  /** 0 = start now. */
-  delayMs: number;
-  /** The requested start, or null to start now. */
-  scheduledFor: number | null;
   priority: number;
   maxAttempts?: number;
   idempotencyKey?: string;
@@ -103,12 +100,10 @@ export function resolveEnqueueOptions(raw: EnqueueOptions | undefined, now: numb
   // No options is the common call: nothing to check.
   if (raw === undefined) return { delayMs: 0, scheduledFor: null, priority: priorityValue(undefined) };
   const o = parse(enqueueSchema, 'enqueue', raw);
-  const at = o.runAt instanceof Date ? o.runAt.getTime() : (o.runAt ?? (o.delayMs ? now + o.delayMs : undefined));
-  const delayMs = at === undefined ? 0 : Math.max(0, Math.ceil(at - now));
+  const runAt = o.runAt instanceof Date ? o.runAt.getTime() : o.runAt;
   return {
     ...(o.queue && { queue: o.queue }),
-    delayMs,
-    scheduledFor: at ?? null,
+    ...startOf({ runAt, delayMs: o.delayMs }, now),
     priority: priorityValue(o.priority),
     ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
     ...(o.idempotencyKey !== undefined && { idempotencyKey: o.idempotencyKey }),

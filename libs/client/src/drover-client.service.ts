@@ -1,9 +1,7 @@
 import {
-  adHocRunId,
-  MAX_JOB_TYPE_LENGTH,
   pauseFromRequest,
-  runIdForIdempotencyKey,
   secureRandomSource,
+  validatePayload,
   validateRoutine,
   type JobContract,
   type PayloadInputOf,
@@ -12,14 +10,18 @@ import {
   type RoutineRecord,
 } from '@drover/core';
 import {
+  adHocRun,
   clearOverrides,
+  enqueueAdHoc,
+  enqueueAdHocMany,
+  jobTypeIssue,
   triggerRoutine,
+  type AdHocItem,
+  type AdHocOutcome,
   type CancelResult,
-  type NewRun,
   type QueueRegistry,
   type RoutineStore,
   type RunStore,
-  type RunView,
 } from '@drover/store';
 import {
   resolveEnqueueOptions,
@@ -38,7 +40,6 @@ import { RunNotFoundError } from './errors/run-not-found.error';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import { UnknownJobTypeError } from './errors/unknown-job-type.error';
 import type { ResolvedDroverOptions } from './resolve-options';
-import { validatePayload } from './validate-payload';
 
 /**
  * The time and randomness the client uses (injected so tests and ids never read globals inline).
@@ -121,9 +122,8 @@ export class DroverClient {
     }
   }
 
-  private write({ run, key }: { run: NewRun; key?: string }): Promise<RunId> {
-    if (key === undefined) return this.connection.runs.enqueue(run).then(() => run.id);
-    return this.enqueueOnce(run, key);
+  private write(item: AdHocItem): Promise<RunId> {
+    return enqueueAdHoc(this.connection.runs, item).then(orConflict);
   }
 
   /**
@@ -139,27 +139,7 @@ export class DroverClient {
     const prepared = await Promise.all(
       items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
     );
-    const keyed = prepared.filter((p) => p.key !== undefined);
-    const existing = keyed.length ? await this.connection.runs.getMany(keyed.map((p) => p.run.id)) : [];
-    const found = new Map<string, RunView>();
-    keyed.forEach((p, i) => {
-      const e = existing[i];
-      if (!e) return;
-      this.sameOperation(e, p.run, p.key!);
-      found.set(p.run.id, e);
-    });
-    const fresh = prepared.filter((p) => !found.has(p.run.id));
-    if (fresh.length) {
-      const results = await this.connection.runs.enqueueMany(fresh.map((p) => p.run));
-      // A keyed run created between the check and the add by another producer: same checks as enqueue.
-      const raced = fresh.filter((p, i) => p.key !== undefined && !results[i]!.created);
-      const racedViews = raced.length ? await this.connection.runs.getMany(raced.map((p) => p.run.id)) : [];
-      raced.forEach((p, i) => {
-        const view = racedViews[i];
-        if (view) this.sameOperation(view, p.run, p.key!);
-      });
-    }
-    return prepared.map((p) => p.run.id);
+    return orConflict(await enqueueAdHocMany(this.connection.runs, prepared));
   }
 
   /** Checks one enqueue request and builds its run; nothing is written. */
@@ -168,7 +148,7 @@ export class DroverClient {
     contract: JobContract | undefined,
     payload: unknown,
     opts: EnqueueOptions | undefined,
-  ): Promise<{ run: NewRun; key?: string }> {
+  ): Promise<AdHocItem> {
     const jobType = typeof job === 'string' ? job : job.jobType;
     const now = this.now();
     const o = resolveEnqueueOptions(opts, now);
@@ -184,60 +164,19 @@ export class DroverClient {
     payload: unknown,
     o: ResolvedEnqueue,
     now: number,
-  ): { run: NewRun; key?: string } {
+  ): AdHocItem {
     if (!contract) validatePayload(jobType, undefined, payload);
-    const run: NewRun = {
-      id: o.idempotencyKey !== undefined ? runIdForIdempotencyKey(o.idempotencyKey) : adHocRunId(now, this.random),
-      routine: null,
-      jobType,
-      queue: o.queue ?? contract?.queue ?? this.options.defaultQueue,
-      source: 'api',
-      scheduledFor: o.scheduledFor,
-      payload,
-      priority: o.priority,
-      delayMs: o.delayMs,
-      maxAttempts: o.maxAttempts ?? contract?.maxAttempts,
-      createdBy: this.options.name,
-      // Checked above (validatePayload); the store need not walk it again.
-      payloadChecked: true,
-      ...(o.idempotencyKey === undefined ? { freshId: true } : { anyQueue: true }),
-    };
+    const run = adHocRun(
+      { ...o, jobType, payload, createdBy: this.options.name, ...(contract && { contract }) },
+      { now, random: this.random, defaultQueue: this.options.defaultQueue },
+    );
     return o.idempotencyKey === undefined ? { run } : { run, key: o.idempotencyKey };
-  }
-
-  /**
-   * An idempotent enqueue: the key's run id is deterministic, so while a run with that id exists
-   * (in any queue, or as a record of a canceled/replayed run) no second one is created. Concurrent
-   * calls racing past the check add one BullMQ job (BullMQ deduplicates on the job id).
-   */
-  private async enqueueOnce(run: NewRun, key: string): Promise<RunId> {
-    // One round trip to look (the id in every defined queue, its record), one to add.
-    const { created } = await this.connection.runs.enqueue(run);
-    if (created) return run.id;
-    const existing = await this.connection.runs.get(run.id);
-    if (existing) return this.sameOperation(existing, run, key);
-    return run.id;
-  }
-
-  private sameOperation(existing: RunView, run: NewRun, key: string): RunId {
-    if (existing.jobType !== run.jobType || existing.queue !== run.queue) {
-      throw new IdempotencyKeyConflictError(
-        key,
-        existing.id,
-        { jobType: existing.jobType, queue: existing.queue },
-        { jobType: run.jobType, queue: run.queue },
-      );
-    }
-    return existing.id;
   }
 
   private contractFor(job: string | AnyContract): JobContract | undefined {
     if (typeof job !== 'string') return job;
-    if (!job.trim() || job.length > MAX_JOB_TYPE_LENGTH) {
-      throw new InvalidOptionsError('enqueue', [
-        `jobType: ${JSON.stringify(job)} must be 1-${MAX_JOB_TYPE_LENGTH} characters`,
-      ]);
-    }
+    const issue = jobTypeIssue(job);
+    if (issue) throw new InvalidOptionsError('enqueue', [issue]);
     const contract = this.options.contracts.get(job);
     if (!contract && this.options.strictJobTypes)
       throw new UnknownJobTypeError(job, [...this.options.contracts.keys()]);
@@ -342,4 +281,13 @@ export class DroverClient {
   async getRoutine(name: string): Promise<RoutineRecord | null> {
     return (await this.connection.routines.get(name)) ?? null;
   }
+}
+
+/** The ids, or the producer's error for an idempotency key bound to another operation. */
+function orConflict<T>(outcome: AdHocOutcome<T>): T {
+  if (outcome.conflict) {
+    const c = outcome.conflict;
+    throw new IdempotencyKeyConflictError(c.idempotencyKey, c.runId, c.existing, c.requested);
+  }
+  return outcome.ids;
 }

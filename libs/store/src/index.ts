@@ -24,6 +24,22 @@ export {
 } from './routines/routine-trigger';
 export { DuplicateOverrideError } from './errors/duplicate-override.error';
 
+// Making a run from a routine or a request: its id, open-run tracking, defaults (every producer goes through it).
+export {
+  adHocRun,
+  enqueueAdHoc,
+  enqueueAdHocMany,
+  jobTypeIssue,
+  newRunId,
+  runOfRoutine,
+  slotDedup,
+  startOf,
+  tracksOpenRuns,
+  type AdHocItem,
+  type AdHocOutcome,
+  type RunStart,
+} from './run-maker';
+
 // Runs: creating, reading and cancelling them, and the view every face shows of one.
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
 export { type NewRun, type SkippedRun } from './runs/run-writer';
@@ -50,7 +66,6 @@ export {
   ARMED_CLAIM_MS,
   DONE_CLAIM_MS,
   PENDING_WINDOW_MS,
-  pendingClaimTtlMs,
   withinPendingWindow,
   type ArmedEntry,
   type SlotClaim,

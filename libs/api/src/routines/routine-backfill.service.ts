@@ -1,16 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { backfillSlots, priorityValue, runIdForSlot, type Routine } from '@drover/core';
+import { backfillSlots, runIdForSlot, type Routine } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { pendingClaimTtlMs, RoutineNotTriggerableError, RunStore, type NewRun } from '@drover/store';
+import { newRunId, RoutineNotTriggerableError, runOfRoutine, RunStore, slotDedup, type NewRun } from '@drover/store';
 import type { Principal } from '../auth/principal';
 import type { z } from 'zod';
 import type { BackfillSchema } from './routine-schemas';
 
 /** Slots probed at once (each a couple of commands, sent together). */
 const PROBE_CHUNK = 50;
-
-/** The run id of a backfilled slot whose scheduler run was skipped: `b-<routine>-<slot>`. */
-export const backfillRunId = (routine: string, slot: number): string => `b-${runIdForSlot(routine, slot).slice(2)}`;
 
 /**
  * Runs the slots of `(from, to]` an operator asks for, once each, however often asked:
@@ -47,7 +44,7 @@ export class RoutineBackfill {
       const wanted = chunk.map((slot, j): NewRun | string => {
         const own = found[j];
         if (own && own.status !== 'skipped') return own.id;
-        const id = own ? backfillRunId(def.name, slot) : runIdForSlot(def.name, slot);
+        const id = newRunId({ kind: own ? 'backfill' : 'slot', routine: def.name, slot });
         return this.runFor(def, id, slot, now, who, !own);
       });
       const fresh = wanted.filter((w): w is NewRun => typeof w !== 'string');
@@ -63,22 +60,13 @@ export class RoutineBackfill {
   }
 
   private runFor(def: Routine, id: string, slot: number, now: number, who: Principal, schedulersId: boolean): NewRun {
-    return {
+    return runOfRoutine(def, {
       id,
-      routine: def.name,
-      jobType: def.jobType,
-      queue: def.queue,
       source: 'catch-up',
       scheduledFor: slot,
-      payload: def.payload,
-      priority: priorityValue(def.priority),
-      maxAttempts: def.maxAttempts,
-      timeoutMs: def.timeoutMs,
-      backoff: def.backoff,
       createdBy: who.name,
       // The scheduler's marker on its own id: a slot decided while this runs is never run twice.
-      ...(schedulersId && { dedup: { id, ttlMs: pendingClaimTtlMs(slot, now) } }),
-      trackOpen: def.concurrencyPolicy !== 'allow',
-    };
+      ...(schedulersId && { dedup: slotDedup(id, slot, now) }),
+    });
   }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineJob, type JobContract } from '@drover/core';
-import { httpRequestJob, sleepJob } from '@drover/builtins';
+import { defineJob, httpRequestJob, sleepJob, type JobContract } from '@drover/core';
 
 /** Headers the worker sets on every `http.request` itself (docs/api.md); a payload's would be replaced. */
 const DROVER_HEADER = /^x-drover-/i;

@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DroverClient } from '@drover/client';
-import { DEFAULT_QUEUE, type Priority } from '@drover/core';
+import { IdempotencyKeyConflictError, InvalidOptionsError } from '@drover/client';
+import { DEFAULT_QUEUE, priorityValue, secureRandomSource, validatePayload, type Priority } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { QueueRegistry, RoutineStore, RunStore, UnknownQueueError } from '@drover/store';
+import {
+  adHocRun,
+  enqueueAdHoc,
+  jobTypeIssue,
+  QueueRegistry,
+  RunStore,
+  startOf,
+  UnknownQueueError,
+} from '@drover/store';
 import { ProblemError } from '../http/problem';
 import type { Principal } from '../auth/principal';
 import { API_JOB_CONTRACTS } from './api-job-contracts';
@@ -19,37 +27,56 @@ export interface AdHocJob {
 }
 
 /**
- * Ad-hoc runs through the client's own enqueue (its option checks, payload checks and
- * idempotency), on this process's stores, in the name of the caller's token.
+ * Ad-hoc runs made by the store's run maker, as the client makes them (the same payload checks,
+ * defaults and idempotency), in the name of the caller's token. The request's fields were checked
+ * by the route's schema.
  */
 @Injectable()
 export class JobEnqueue {
+  private readonly random = secureRandomSource();
+
   constructor(
     private readonly runs: RunStore,
-    private readonly routines: RoutineStore,
     private readonly registry: QueueRegistry,
     private readonly clock: Clock,
   ) {}
 
   /**
-   * @throws ProblemError 400 naming `body.queue` for a queue that is not defined; the client's
-   *   InvalidPayloadError, InvalidOptionsError and IdempotencyKeyConflictError (mapped by mapError)
+   * @throws ProblemError 400 naming `body.queue` for a queue that is not defined; InvalidPayloadError,
+   *   InvalidOptionsError and IdempotencyKeyConflictError (mapped by mapError)
    */
   async enqueue(job: AdHocJob, principal: Principal, idempotencyKey?: string): Promise<string> {
     const queue = job.queue ?? DEFAULT_QUEUE;
     await this.requireQueue(queue, job.queue === undefined);
-    const client = new DroverClient(
-      { runs: this.runs, routines: this.routines, registry: this.registry, clock: this.clock },
-      { defaultQueue: DEFAULT_QUEUE, name: principal.name, contracts: API_JOB_CONTRACTS, strictJobTypes: false },
+    const issue = jobTypeIssue(job.jobType);
+    if (issue) throw new InvalidOptionsError('enqueue', [issue]);
+    const now = this.clock.now();
+    const contract = API_JOB_CONTRACTS.get(job.jobType);
+    if (contract) await validatePayload(job.jobType, contract, job.payload);
+    else validatePayload(job.jobType, undefined, job.payload);
+    const run = adHocRun(
+      {
+        jobType: job.jobType,
+        payload: job.payload,
+        queue,
+        ...startOf(job, now),
+        priority: priorityValue(job.priority),
+        ...(job.maxAttempts !== undefined && { maxAttempts: job.maxAttempts }),
+        ...(idempotencyKey !== undefined && { idempotencyKey }),
+        ...(contract && { contract }),
+        createdBy: principal.name,
+      },
+      { now, random: this.random, defaultQueue: DEFAULT_QUEUE },
     );
-    return client.enqueue(job.jobType, job.payload, {
-      queue,
-      ...(job.runAt !== undefined && { runAt: job.runAt }),
-      ...(job.delayMs !== undefined && { delayMs: job.delayMs }),
-      ...(job.priority !== undefined && { priority: job.priority }),
-      ...(job.maxAttempts !== undefined && { maxAttempts: job.maxAttempts }),
-      ...(idempotencyKey !== undefined && { idempotencyKey }),
+    const outcome = await enqueueAdHoc(this.runs, {
+      run,
+      ...(idempotencyKey !== undefined && { key: idempotencyKey }),
     });
+    if (outcome.conflict) {
+      const c = outcome.conflict;
+      throw new IdempotencyKeyConflictError(c.idempotencyKey, c.runId, c.existing, c.requested);
+    }
+    return outcome.ids;
   }
 
   /** An unknown queue is a bad field of the request (400), not a missing resource (404). */

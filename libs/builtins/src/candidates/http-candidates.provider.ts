@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { AppConfig } from '@drover/config';
+import { candidateHeadersSchema } from '@drover/core';
 import { CandidateProvider, type CandidateContext } from '@drover/scheduler';
-import { candidateHeadersSchema } from '../handlers/http-headers';
 import { OutboundRefusedError } from '../http/guarded-lookup';
 import { OutboundHttp, type OutboundResponse } from '../http/outbound-http';
 import { UrlAllowlist } from '../http/url-allowlist';

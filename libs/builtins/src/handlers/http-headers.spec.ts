@@ -1,4 +1,5 @@
-import { candidateHeadersSchema, payloadHeadersSchema, requestHeaders, type DroverHeaderValues } from './http-headers';
+import { candidateHeadersSchema, payloadHeadersSchema } from '@drover/core';
+import { requestHeaders, type DroverHeaderValues } from './http-headers';
 
 const drover: DroverHeaderValues = {
   runId: 'r-hook-1000',

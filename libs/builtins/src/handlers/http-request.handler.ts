@@ -1,35 +1,16 @@
-import { z } from 'zod';
 import { AppConfig } from '@drover/config';
+import { httpRequestJob } from '@drover/core';
 import {
-  defineJob,
   JobHandler,
   PermanentError,
   type JobContext,
   type JobHandlerInterface,
   type PayloadOf,
 } from '@drover/worker-runtime';
-import { payloadHeadersSchema, requestHeaders } from './http-headers';
+import { requestHeaders } from './http-headers';
 import { OutboundRefusedError } from '../http/guarded-lookup';
 import { OutboundHttp, type OutboundResponse } from '../http/outbound-http';
 import { UrlAllowlist } from '../http/url-allowlist';
-
-export const httpRequestJob = defineJob('http.request', {
-  payload: z.strictObject({
-    url: z.url({ protocol: /^https?$/ }),
-    method: z
-      .preprocess(
-        (m) => (typeof m === 'string' ? m.toUpperCase() : m),
-        z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
-      )
-      .default('GET'),
-    headers: payloadHeadersSchema.default({}),
-    /** A string is sent as is; anything else as JSON. */
-    body: z.unknown().optional(),
-    timeoutMs: z.number().int().positive().max(3_600_000).optional(),
-    /** Set by a selector routine: the candidate key this run serves, sent as X-Drover-Key. */
-    key: z.string().max(512).optional(),
-  }),
-});
 
 export type HttpRequestPayload = PayloadOf<typeof httpRequestJob>;
 export interface HttpRequestResult {

@@ -1,18 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
-import {
-  defineJob,
-  JobHandler,
-  type JobContext,
-  type JobHandlerInterface,
-  type PayloadOf,
-} from '@drover/worker-runtime';
-
-export const sleepJob = defineJob('sleep', {
-  payload: z.strictObject({ ms: z.number().int().min(0).max(86_400_000) }),
-  result: z.object({ sleptMs: z.number() }),
-});
+import { sleepJob } from '@drover/core';
+import { JobHandler, type JobContext, type JobHandlerInterface, type PayloadOf } from '@drover/worker-runtime';
 
 /** What the sleep handler reports while it waits (the run's `progress`). */
 export interface SleepProgress {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { priorityValue, runIdForSlot, type Routine } from '@drover/core';
+import type { Routine } from '@drover/core';
 import { DroverMetrics } from '@drover/metrics';
-import { pendingClaimTtlMs, type SlotDecision } from '@drover/store';
+import { newRunId, runOfRoutine, slotDedup, type SlotDecision } from '@drover/store';
 import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
 
 /** What one dispatch wrote, by run id. */
@@ -37,7 +37,7 @@ export class SlotApplier {
   ) {}
 
   async apply(def: Routine, target: SlotTarget, d: SlotDecision, result: DispatchResult): Promise<void> {
-    const id = runIdForSlot(def.name, target.slot, target.rev);
+    const id = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev });
     if (d.kind === 'skip') {
       const { created } = await this.runs.recordSkipped({
         id,
@@ -60,7 +60,10 @@ export class SlotApplier {
     for (const other of d.cancel) await this.runs.cancel(other, `replaced by ${id}`);
     // A selector routine's slot makes one run per chosen key: `<run id>`, then `<run id>.k1`, ….
     const runs = d.keys?.length
-      ? d.keys.map((key, i) => this.runFor(def, i === 0 ? id : `${id}.k${i}`, target, d.source, key))
+      ? d.keys.map((key, keyIndex) => {
+          const keyId = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev, keyIndex });
+          return this.runFor(def, keyId, target, d.source, key);
+        })
       : [this.runFor(def, id, target, d.source)];
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
@@ -77,26 +80,16 @@ export class SlotApplier {
     source: 'schedule' | 'catch-up',
     key?: string,
   ): NewRunRequest {
-    return {
+    return runOfRoutine(def, {
       id,
-      routine: def.name,
-      jobType: def.jobType,
-      queue: def.queue,
       source,
       scheduledFor: t.slot,
-      payload: key === undefined ? def.payload : { ...(def.payload as object), key },
-      ...(key !== undefined && { key }),
-      priority: priorityValue(def.priority),
-      maxAttempts: def.maxAttempts,
-      timeoutMs: def.timeoutMs,
-      backoff: def.backoff,
       createdBy: 'scheduler',
+      ...(key !== undefined && { key }),
       // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then.
       delayMs: Math.max(0, t.slot - t.now),
-      dedup: { id, ttlMs: pendingClaimTtlMs(t.slot, t.now) },
-      // forbid/replace look at open runs, and a selector at the keys still pending.
-      trackOpen: def.concurrencyPolicy !== 'allow' || !!def.selector,
+      dedup: slotDedup(id, t.slot, t.now),
       ...(t.armedVersion !== undefined && { armedVersion: t.armedVersion }),
-    };
+    });
   }
 }

@@ -10,7 +10,7 @@ import {
   type Routine,
 } from '@drover/core';
 import { LOGGER } from '@drover/logger';
-import type { SlotDecision } from '@drover/store';
+import { tracksOpenRuns, type SlotDecision } from '@drover/store';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { RUN_SINK, type RunSink } from './run-sink';
 import { SlotSelector, type SelectionCache } from './slot-selector';
@@ -83,10 +83,10 @@ export class SlotDecider {
     }
     // The slot's own run (any revision) is never "another" run of the routine.
     const own = runIdForSlot(def.name, slot);
-    const open =
-      def.concurrencyPolicy === 'allow' && !def.selector
-        ? []
-        : (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== own && !r.id.startsWith(`${own}.`));
+    // Open runs are tracked under the same rule they are read by (the run maker's).
+    const open = !tracksOpenRuns(def)
+      ? []
+      : (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== own && !r.id.startsWith(`${own}.`));
     const overlap = decideOverlap(def.concurrencyPolicy, open);
     if (overlap.action === 'skip') {
       return skip(overlap.reason, recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));

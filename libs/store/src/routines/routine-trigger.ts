@@ -1,6 +1,7 @@
-import { adHocRunId, priorityValue, runIdForIdempotencyKey } from '@drover/core';
 import { DuplicateOverrideError } from '../errors/duplicate-override.error';
 import type { RunStore } from '../runs/run.store';
+import { newRunId } from '../run-maker/run-id';
+import { overrideDedup, runOfRoutine } from '../run-maker/routine-run';
 import { RoutineNotFoundError, type RoutineStore } from './routine.store';
 
 /** Thrown when a manual trigger names a routine that cannot run (archived), or a key it has no use for. */
@@ -34,13 +35,11 @@ export class TriggerKeyConflictError extends Error {
   }
 }
 
-/** The deduplication id of a selector routine's pending override for `key` (one pending run per key). */
-const overrideDedupId = (routine: string, key: string) => `override:${routine}:${key}`;
-
 /**
  * Runs a routine now, by hand: a run with source `manual` (served before scheduled work), its
  * slot the request time. Works for paused routines (an operator's explicit request) but not for
- * archived ones; it bypasses the schedule, the condition and the overlap policy.
+ * archived ones; it bypasses the schedule, the condition and the overlap policy — but the next
+ * fires see its run like any other (a `forbid` routine holds off while it runs).
  *
  * With `key`, for a selector routine: an override — the run serves that candidate key (in its
  * payload), goes before the automatic candidates, and is refused (DuplicateOverrideError) while
@@ -62,9 +61,11 @@ export async function triggerRoutine(
   if (key !== undefined && !def.selector) {
     throw new RoutineNotTriggerableError(name, 'a key names a candidate of a selector routine, and this is not one');
   }
-  const base = opts.payload ?? def.payload;
   const idem = opts.idempotencyKey;
-  const id = idem === undefined ? adHocRunId(opts.now, opts.random, 'm') : runIdForIdempotencyKey(idem);
+  const id =
+    idem === undefined
+      ? newRunId({ kind: 'manual', now: opts.now, random: opts.random })
+      : newRunId({ kind: 'key', idempotencyKey: idem });
   const bound = async (): Promise<boolean> => {
     const existing = idem === undefined ? null : await deps.runs.get(id);
     if (!existing) return false;
@@ -72,21 +73,16 @@ export async function triggerRoutine(
     return true;
   };
   if (await bound()) return { id, created: false };
-  const res = await deps.runs.enqueue({
-    id,
-    routine: def.name,
-    jobType: def.jobType,
-    queue: def.queue,
-    source: 'manual',
-    scheduledFor: opts.now,
-    payload: key === undefined ? base : { ...(base as object), key },
-    priority: priorityValue(def.priority),
-    maxAttempts: def.maxAttempts,
-    timeoutMs: def.timeoutMs,
-    backoff: def.backoff,
-    createdBy: opts.by ?? 'manual',
-    ...(key !== undefined && { key, dedup: { id: overrideDedupId(def.name, key) } }),
-  });
+  const res = await deps.runs.enqueue(
+    runOfRoutine(def, {
+      id,
+      source: 'manual',
+      scheduledFor: opts.now,
+      createdBy: opts.by ?? 'manual',
+      ...(opts.payload !== undefined && { payload: opts.payload }),
+      ...(key !== undefined && { key, dedup: overrideDedup(def.name, key) }),
+    }),
+  );
   // A concurrent call with the same idempotency key may have added the job first: same run.
   if (!res.created && !res.existing && (await bound())) return { id, created: false };
   if (key !== undefined && !res.created) throw new DuplicateOverrideError(name, key, res.existing);

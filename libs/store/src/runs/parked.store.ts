@@ -4,10 +4,10 @@ import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
 import { readJobWithState } from './job-with-state';
 import { readLeanJobs, type LeanJob } from './lean-jobs';
-import { priorityValueOfBull, replayRunId } from './run-ids';
 import type { RunTombstones } from './run-tombstones';
 import { runFromJob, type RunView } from './run-view';
 import type { NewRun } from './run-writer';
+import { replayRunOf } from '../run-maker/replay-run';
 
 /** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
 export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };
@@ -155,23 +155,9 @@ export class ParkedRuns {
       throw new NotParkedError(id, queue, status ?? done?.status);
     }
     const parked = runFromJob(queue, job, 'failed')!;
-    const d = job.data;
-    const newId = replayRunId(id, job.finishedOn ?? job.timestamp);
-    await this.deps.enqueue({
-      id: newId,
-      routine: d.routine ?? null,
-      jobType: job.name,
-      queue,
-      source: 'replay',
-      scheduledFor: d.scheduledFor ?? null,
-      payload: d.payload,
-      maxAttempts: job.opts.attempts,
-      ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
-      ...(d.createdBy && { createdBy: d.createdBy }),
-      ...(d.timeoutMs && { timeoutMs: d.timeoutMs }),
-      ...(d.backoff && { backoff: d.backoff }),
-      replayOf: id,
-    });
+    const run = replayRunOf(queue, job);
+    const newId = run.id;
+    await this.deps.enqueue(run);
     const now = this.deps.now();
     await this.deps.tombstones.put(
       { ...parked, status: 'failed', replayedAs: newId, reason: `replayed as ${newId}`, updatedAt: now },

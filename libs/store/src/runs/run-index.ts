@@ -4,9 +4,9 @@ import type { DroverKeys, RedisClient } from '@drover/redis';
 /** Newest runs kept per routine for listing (older ones still exist until retention removes them). */
 export const RECENT_RUNS_KEPT = 1000;
 /**
- * Bound on a routine's open-run candidates. Scheduled runs of `allow` routines are not listed (nothing
- * reads them), `forbid`/`replace` fires prune the list, so only manual runs of an `allow` routine
- * ever reach it.
+ * Bound on a routine's open-run candidates. Runs of `allow` routines are not listed (nothing reads
+ * them; see the run maker's `tracksOpenRuns`) and the fires of the others prune the list, so only
+ * replays of an `allow` routine's runs (listed: a replay has no definition at hand) ever reach it.
  */
 export const OPEN_RUNS_KEPT = 1000;
 

@@ -21,7 +21,7 @@ import type { RunView } from './run-view';
 
 /** What a producer (scheduler, api, client) asks for. Times are epoch ms. */
 export interface NewRun {
-  /** The run id, from core (`runIdForSlot`, `adHocRunId`, `runIdForIdempotencyKey`); also the BullMQ job id. */
+  /** The run id, from the run maker (`newRunId`: one kind of id per source); also the BullMQ job id. */
   id: string;
   routine: string | null;
   jobType: string;
@@ -52,14 +52,14 @@ export interface NewRun {
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /**
-   * Whether the run is listed among its routine's open runs (what `forbid`/`replace` look at).
-   * Default true for routine runs; the scheduler leaves it off for `allow` routines.
+   * Whether the run is listed among its routine's open runs (what `forbid`/`replace` and selectors
+   * look at). The run maker sets it by its one rule (`tracksOpenRuns`); absent = listed.
    */
   trackOpen?: boolean;
   /** The producer ran core's `checkPayload` on the payload already (the client does, before anything else). */
   payloadChecked?: boolean;
   /**
-   * The id was just drawn at random (`adHocRunId`): no job, record or marker can hold it, so the
+   * The id was just drawn at random (an ad-hoc id): no job, record or marker can hold it, so the
    * existence check is skipped and the add is the only round trip. BullMQ's add is idempotent on
    * the job id all the same.
    */

@@ -1,7 +1,9 @@
-import { checkPayload, InvalidPayloadError, type JobContract } from '@drover/core';
+import { InvalidPayloadError } from '../errors/invalid-payload.error';
+import { checkPayload } from '../model/payload.policy';
+import type { JobContract } from './job-contract';
 
 /**
- * Checks a payload before anything is written: against the contract's schema when there is one
+ * Checks an enqueue request's payload before anything is written (the client and the api alike): against the contract's schema when there is one
  * (async refinements allowed), then that it is plain JSON within the size limit (what the store
  * and the worker can carry). Throws {@link InvalidPayloadError} with every problem found.
  * The caller stores the payload as given: the worker parses it with the same schema, so

@@ -1,0 +1,32 @@
+import type { Job } from 'bullmq';
+import type { NewRun } from '../runs/run-writer';
+import type { RunJobData } from '../runs/run-job-data';
+import { priorityValueOfBull } from '../runs/run-ids';
+import { newRunId } from './run-id';
+import { tracksOpenRuns } from './open-runs';
+
+/**
+ * The run that replays parked job `job` of `queue`: fresh attempts (as many as it had), source
+ * `replay`, `replayOf` the parked id, the same payload, slot, priority and per-run policy. Its id
+ * derives from when the job was parked, so a replay retried after a crash makes the same run.
+ */
+export function replayRunOf(queue: string, job: Job<RunJobData>): NewRun {
+  const d = job.data;
+  return {
+    id: newRunId({ kind: 'replay', parkedId: job.id!, parkedAt: job.finishedOn ?? job.timestamp }),
+    routine: d.routine ?? null,
+    jobType: job.name,
+    queue,
+    source: 'replay',
+    scheduledFor: d.scheduledFor ?? null,
+    payload: d.payload,
+    maxAttempts: job.opts.attempts,
+    ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
+    ...(d.createdBy && { createdBy: d.createdBy }),
+    ...(d.timeoutMs && { timeoutMs: d.timeoutMs }),
+    ...(d.backoff && { backoff: d.backoff }),
+    replayOf: job.id!,
+    // The routine's definition is not read here (see tracksOpenRuns).
+    ...(d.routine && { trackOpen: tracksOpenRuns(undefined) }),
+  };
+}

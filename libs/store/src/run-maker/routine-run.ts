@@ -1,0 +1,62 @@
+import { priorityValue, type Routine, type RunSource } from '@drover/core';
+import type { NewRun } from '../runs/run-writer';
+import { pendingClaimTtlMs } from '../slots/slot-claim';
+import { tracksOpenRuns } from './open-runs';
+
+/** What a run of a routine takes from its producer; everything else comes from the definition. */
+export interface RoutineRunSpec {
+  id: string;
+  source: Exclude<RunSource, 'api'>;
+  /** The slot (epoch ms), or the request time of a manual run. */
+  scheduledFor: number;
+  createdBy: string;
+  /** Default: the routine's own payload. */
+  payload?: unknown;
+  /** A selector routine's candidate key: also written into the payload. */
+  key?: string;
+  delayMs?: number;
+  dedup?: NewRun['dedup'];
+  armedVersion?: number;
+}
+
+/**
+ * A new run of routine `def`: job type, queue, priority, attempts, timeout and backoff from the
+ * definition, open-run tracking by {@link tracksOpenRuns}. The scheduler, a manual trigger and a
+ * backfill all make their runs here, so a routine's runs look the same whoever made them.
+ */
+export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
+  const base = spec.payload ?? def.payload;
+  return {
+    id: spec.id,
+    routine: def.name,
+    jobType: def.jobType,
+    queue: def.queue,
+    source: spec.source,
+    scheduledFor: spec.scheduledFor,
+    payload: spec.key === undefined ? base : { ...(base as object), key: spec.key },
+    ...(spec.key !== undefined && { key: spec.key }),
+    priority: priorityValue(def.priority),
+    maxAttempts: def.maxAttempts,
+    timeoutMs: def.timeoutMs,
+    backoff: def.backoff,
+    createdBy: spec.createdBy,
+    ...(spec.delayMs !== undefined && { delayMs: spec.delayMs }),
+    ...(spec.dedup && { dedup: spec.dedup }),
+    trackOpen: tracksOpenRuns(def),
+    ...(spec.armedVersion !== undefined && { armedVersion: spec.armedVersion }),
+  };
+}
+
+/**
+ * The deduplication marker of a slot's run: on the slot's own id, living as long as a pending claim
+ * of the slot may (see pendingClaimTtlMs), so a decision re-applied by another dispatcher — or a
+ * backfill racing the scheduler — never runs a slot twice, even after retention removed the job.
+ */
+export function slotDedup(id: string, slot: number, now: number): NonNullable<NewRun['dedup']> {
+  return { id, ttlMs: pendingClaimTtlMs(slot, now) };
+}
+
+/** The marker of a selector routine's override for `key`: one pending override per key, until it ends. */
+export function overrideDedup(routine: string, key: string): NonNullable<NewRun['dedup']> {
+  return { id: `override:${routine}:${key}` };
+}
