@@ -25,7 +25,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     {
       provide: STORES,
       inject: [RedisConnections, DroverKeys, Clock],
-      useFactory: (c: RedisConnections, k: DroverKeys, clock: Clock) => createStores(c, k, () => clock.now()),
+      useFactory: (c: RedisConnections, k: DroverKeys, clock: Clock) => createStores(c, k, clock),
     },
     { provide: BullQueues, ...each((s) => s.bull) },
     { provide: QueueRegistry, ...each((s) => s.registry) },

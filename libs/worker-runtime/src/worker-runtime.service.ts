@@ -80,9 +80,9 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     statsStore: RoutineStatsStore,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
-    this.stats = new RoutineStatsRecorder(statsStore, () => clock.now(), log);
+    this.stats = new RoutineStatsRecorder(statsStore, clock, log);
     this.startedAt = clock.now();
-    this.pendingCancels = new PendingCancels(() => clock.now());
+    this.pendingCancels = new PendingCancels(clock);
   }
 
   onApplicationBootstrap(): void {

@@ -11,9 +11,9 @@ import {
   type RunStore,
   type SlotClaims,
 } from '@drover/store';
-import { waitFor } from '@drover/testing';
+import { waitFor, type ManualClock } from '@drover/testing';
 import type { ConditionRegistry } from '../conditions/condition-registry.service';
-import { dispatcherHarness, type ManualClock } from '../testing/dispatcher-harness';
+import { dispatcherHarness } from '../testing/dispatcher-harness';
 import type { Disarmer } from './disarmer';
 import type { Dispatcher } from './dispatcher.service';
 
