@@ -3,6 +3,7 @@ import { ProcessCatalog } from './cluster/process-catalog.store';
 import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
+import { RoutineChanges } from './routines/routine-changes';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
@@ -17,6 +18,8 @@ export interface Stores {
   registry: QueueRegistry;
   runs: RunStore;
   routines: RoutineStore;
+  /** Announces routine changes the store's own writes do not (the leader reconciles at once). */
+  routineChanges: RoutineChanges;
   /** Per-routine run statistics (hourly aggregates). */
   stats: RoutineStatsStore;
   claims: SlotClaims;
@@ -46,6 +49,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     registry,
     runs,
     routines,
+    routineChanges: new RoutineChanges(connections.command, keys),
     stats,
     claims: new SlotClaims(connections.command, keys),
     catalog,

@@ -31,3 +31,4 @@ export * from './fires/fire-jobs';
 export * from './plan/plan.service';
 export * from './errors/duplicate-override.error';
 export * from './bulk-reads';
+export { RoutineChanges } from './routines/routine-changes';

@@ -1,7 +1,15 @@
 import pino from 'pino';
 import { DroverMetrics } from '@drover/metrics';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RoutineStatsStore, RoutineStore, RunStore, SlotClaims } from '@drover/store';
+import {
+  BullQueues,
+  QueueRegistry,
+  RoutineChanges,
+  RoutineStatsStore,
+  RoutineStore,
+  RunStore,
+  SlotClaims,
+} from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { CandidateRegistry } from '../candidates/candidate-registry.service';
@@ -36,13 +44,14 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
   const disarmer = new Disarmer(claims, bull, clock, log);
+  const changes = new RoutineChanges(conns.command, keys);
   const dispatcher = new Dispatcher(
     routines,
     claims,
     new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
-    conns,
+    changes,
     clock,
     metrics,
     DEFAULT_SCHEDULER_OPTIONS,
@@ -60,6 +69,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     metrics,
     clock,
     disarmer,
+    changes,
     dispatcher,
     async close() {
       await runs.close();
