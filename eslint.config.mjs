@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
+const RANDOM_MESSAGE = 'Use the injected Random (`@Inject(RANDOM)`, libs/platform/src/random.ts).';
+
 export default tseslint.config(
   {
     ignores: [
@@ -35,7 +37,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
   {
-    // One clock: every service takes `Clock` (the cluster clock, libs/redis/src/clock); tests may read time.
+    // One clock and one random source: every service takes `Clock` (the cluster clock,
+    // libs/redis/src/clock) and `Random` (`@Inject(RANDOM)`, libs/platform/src/random.ts); tests may
+    // read time and draw numbers themselves.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: [
       'libs/redis/src/clock/**',
@@ -50,6 +54,7 @@ export default tseslint.config(
       'no-restricted-properties': [
         'error',
         { object: 'Date', property: 'now', message: 'Use the injected Clock (libs/redis/src/clock).' },
+        { object: 'Math', property: 'random', message: RANDOM_MESSAGE },
       ],
     },
   },
@@ -71,6 +76,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The clock's own files read the wall clock, but draw nothing.
+    files: ['libs/redis/src/clock/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: { 'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: RANDOM_MESSAGE }] },
   },
   {
     // The core is pure: no framework, queue or Redis client may leak into it.

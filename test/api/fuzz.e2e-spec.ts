@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DroverClient } from '@drover/client';
 import { parseBundle } from '@drover/core';
+import { SystemClock } from '@drover/redis';
 import { offlineApiDocument } from '../../scripts/openapi/api-document';
 import { ApiCluster } from './support/api-cluster';
 import { AnswerChecker } from './support/fuzz/answer-check';
@@ -40,7 +41,12 @@ describe(`api fuzzing from the OpenAPI document (seed ${settings.seed}, ${settin
     await api.cluster.registry.put(bundle.bundle.queues);
     await api.cluster.routines.upsert(bundle.bundle.routines[0]!, 'api', Date.now());
     const client = new DroverClient(
-      { runs: api.cluster.runs, routines: api.cluster.routines, registry: api.cluster.registry, clock: Date },
+      {
+        runs: api.cluster.runs,
+        routines: api.cluster.routines,
+        registry: api.cluster.registry,
+        clock: new SystemClock(),
+      },
       { defaultQueue: 'default', name: 'fuzz', contracts: new Map(), strictJobTypes: false },
     );
     const runId = await client.enqueue('noop', {});

@@ -5,6 +5,7 @@ import {
   validateRoutine,
   type JobContract,
   type PayloadInputOf,
+  type Random,
   type ResultOf,
   type RoutineInput,
   type RoutineRecord,
@@ -23,6 +24,7 @@ import {
   type RoutineStore,
   type RunStore,
 } from '@drover/store';
+import type { Clock } from '@drover/redis';
 import {
   resolveEnqueueOptions,
   resolveListOptions,
@@ -41,28 +43,19 @@ import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import { UnknownJobTypeError } from './errors/unknown-job-type.error';
 import type { ResolvedDroverOptions } from './resolve-options';
 
-/**
- * The time and randomness the client uses (injected so tests and ids never read globals inline).
- * By default: the cluster clock (Redis TIME, like every Drover process) and a secure random source.
- */
-export interface ClientClock {
-  now(): number;
-  /** A number in [0, 1). */
-  random(): number;
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types
 type AnyContract = JobContract<any, any, any>;
 
 /**
- * What the client works on: the stores and the cluster clock. A {@link DroverConnection} in a
- * producer; the api hands its own (Nest-provided) stores, so both enqueue through one code path.
+ * What the client works on: the stores and the cluster clock (Redis TIME, like every Drover
+ * process). A {@link DroverConnection} in a producer; the api hands its own (Nest-provided) stores
+ * and clock, so both enqueue through one code path.
  */
 export interface ClientBackend {
   runs: RunStore;
   routines: RoutineStore;
   registry: QueueRegistry;
-  clock: { now(): number };
+  clock: Clock;
 }
 
 /** One run of {@link DroverClient.enqueueMany}: what `enqueue` takes, as one object. */
@@ -85,15 +78,14 @@ export interface UpsertRoutineResult {
  */
 export class DroverClient {
   private readonly now: () => number;
-  private readonly random: () => number;
 
+  /** `random` draws run ids (default: a secure source); time is `connection.clock`. */
   constructor(
     private readonly connection: ClientBackend,
     private readonly options: Pick<ResolvedDroverOptions, 'defaultQueue' | 'name' | 'contracts' | 'strictJobTypes'>,
-    clock: ClientClock = { now: () => connection.clock.now(), random: secureRandomSource() },
+    private readonly random: Random = secureRandomSource(),
   ) {
-    this.now = () => clock.now();
-    this.random = () => clock.random();
+    this.now = () => connection.clock.now();
   }
 
   /**

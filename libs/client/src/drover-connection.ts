@@ -22,7 +22,7 @@ export class DroverConnection {
     this.keys = new DroverKeys(options.prefix, this.connections.isCluster);
     this.clock = new ClusterClock(this.connections);
     this.clock.start();
-    this.stores = createStores(this.connections, this.keys, () => this.clock.now());
+    this.stores = createStores(this.connections, this.keys, this.clock);
   }
 
   get bull() {

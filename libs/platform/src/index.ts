@@ -5,3 +5,4 @@ export * from './platform.module';
 export * from './run-app';
 export * from './security-headers';
 export * from './version';
+export * from './random';

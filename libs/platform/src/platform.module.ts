@@ -6,10 +6,11 @@ import { LoggerModule } from '@drover/logger';
 import { MetricsModule } from '@drover/metrics';
 import { Clock, ClusterClock, RedisModule } from '@drover/redis';
 import { HealthController } from './health.controller';
+import { RANDOM, randomProvider } from './random';
 
 import { ReadinessRegistry } from './readiness.registry';
 
-/** What every Drover app has: config, logs, Redis, metrics, health and readiness. */
+/** What every Drover app has: config, logs, Redis, metrics, health and readiness, its clock and randomness. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -24,8 +25,8 @@ export class PlatformModule {
         TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [HealthController],
-      providers: [ReadinessRegistry, { provide: Clock, useClass: ClusterClock }],
-      exports: [ReadinessRegistry, Clock],
+      providers: [ReadinessRegistry, { provide: Clock, useClass: ClusterClock }, randomProvider],
+      exports: [ReadinessRegistry, Clock, RANDOM],
     };
   }
 }

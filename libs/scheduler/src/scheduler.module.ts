@@ -10,6 +10,7 @@ import { Dispatcher } from './fires/dispatcher.service';
 import { FiresConsumer } from './fires/fires-consumer.service';
 import { FiresQueue } from './fires/fires-queue.provider';
 import { RUN_SINK, type RunSink } from './fires/run-sink';
+import { leaderElectorProvider } from './leadership/leader-elector.provider';
 import { SchedulerLeaderService } from './leadership/scheduler-leader.service';
 import { SchedulerPresence } from './leadership/scheduler-presence.service';
 import { Reconciler } from './reconcile/reconciler.service';
@@ -51,6 +52,7 @@ export class SchedulerModule {
         Watchdog,
         Reconciler,
         FiresConsumer,
+        leaderElectorProvider,
         SchedulerLeaderService,
         SchedulerPresence,
       ],

@@ -1,8 +1,9 @@
-import type { DroverKeys, RedisConnections } from '@drover/redis';
+import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { ProcessCatalog } from './cluster/process-catalog.store';
 import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
+import { RoutineChanges } from './routines/routine-changes';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
@@ -17,6 +18,8 @@ export interface Stores {
   registry: QueueRegistry;
   runs: RunStore;
   routines: RoutineStore;
+  /** Announces routine changes the store's own writes do not (the leader reconciles at once). */
+  routineChanges: RoutineChanges;
   /** Per-routine run statistics (hourly aggregates). */
   stats: RoutineStatsStore;
   claims: SlotClaims;
@@ -29,14 +32,14 @@ export interface Stores {
 
 /**
  * The one place the stores are put together: `StoreModule` provides each of them from it, and
- * callers outside Nest (the client module, tests, benchmarks) call it. `now` is the cluster clock
- * (`Clock.now`), which run timestamps and records follow.
+ * callers outside Nest (the client module, tests, benchmarks) call it. `clock` is the process's
+ * one clock (the cluster clock in a process), which run timestamps and records follow.
  */
-export function createStores(connections: RedisConnections, keys: DroverKeys, now: () => number): Stores {
+export function createStores(connections: RedisConnections, keys: DroverKeys, clock: Clock): Stores {
   const bull = new BullQueues(connections, keys);
-  const registry = new QueueRegistry(connections.command, keys, bull, now);
+  const registry = new QueueRegistry(connections.command, keys, bull, clock);
   const stats = new RoutineStatsStore(connections.command, keys);
-  const runs = new RunStore(connections, keys, registry, { bull, now, stats });
+  const runs = new RunStore(connections, keys, registry, { bull, clock, stats });
   const routines = new RoutineStore(connections.command, keys);
   const catalog = new WorkerCatalog(connections.command, keys);
   return {
@@ -46,11 +49,12 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, no
     registry,
     runs,
     routines,
+    routineChanges: new RoutineChanges(connections.command, keys),
     stats,
     claims: new SlotClaims(connections.command, keys),
     catalog,
     processes: new ProcessCatalog(connections.command, keys),
-    plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, now }),
+    plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, clock }),
     async close() {
       await runs.close();
       await bull.closeAll();

@@ -102,3 +102,6 @@ export { SessionStore, type Session } from './api/session.store';
 export { AuditLog, AUDIT_LOGS, AUDIT_CAPS, type AuditCaps, type AuditLogName } from './api/audit-log.store';
 export { OperationStore, OPERATION_HEARTBEAT_MS, type Operation, type OperationKind } from './api/operation.store';
 export { ApiEvents, type ApiEvent, type ApiEventKind } from './api/api-events';
+
+// What the scheduler's dispatcher announces when it changes a routine itself.
+export { RoutineChanges } from './routines/routine-changes';

@@ -6,6 +6,7 @@ import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueEventHub } from './queues/queue-event-hub';
 import { QueueRegistry } from './queues/queue-registry.store';
+import { RoutineChanges } from './routines/routine-changes';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
@@ -25,12 +26,13 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     {
       provide: STORES,
       inject: [RedisConnections, DroverKeys, Clock],
-      useFactory: (c: RedisConnections, k: DroverKeys, clock: Clock) => createStores(c, k, () => clock.now()),
+      useFactory: (c: RedisConnections, k: DroverKeys, clock: Clock) => createStores(c, k, clock),
     },
     { provide: BullQueues, ...each((s) => s.bull) },
     { provide: QueueRegistry, ...each((s) => s.registry) },
     { provide: RunStore, ...each((s) => s.runs) },
     { provide: RoutineStore, ...each((s) => s.routines) },
+    { provide: RoutineChanges, ...each((s) => s.routineChanges) },
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
     { provide: QueueEventHub, ...each((s) => s.runs.events) },
     { provide: SlotClaims, ...each((s) => s.claims) },
@@ -43,6 +45,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     QueueRegistry,
     RunStore,
     RoutineStore,
+    RoutineChanges,
     RoutineStatsStore,
     QueueEventHub,
     SlotClaims,

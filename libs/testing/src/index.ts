@@ -10,3 +10,4 @@ export * from './prometheus';
 export * from './http-oracle';
 export * from './fake-time';
 export * from './test-stores';
+export * from './manual-clock';

@@ -1,22 +1,21 @@
 import type { RedisTarget } from '@drover/config';
-import { DroverKeys, RedisConnections, SystemClock } from '@drover/redis';
+import { DroverKeys, RedisConnections, SystemClock, type Clock } from '@drover/redis';
 import { createStores, type Stores } from '@drover/store';
 import { testRedisUrl, uniquePrefix } from './test-redis';
 
 /**
  * Every store on the run's test Redis under a key prefix of its own (so tests never see each
  * other; or `prefix`, to share one with processes a test starts), through the same `createStores`
- * the apps use. `now` defaults to the system clock; `redis` to the run's test server.
+ * the apps use. `clock` defaults to the system clock; `redis` to the run's test server.
  * `close()` releases the stores and the connections.
  */
 export function testStores(
   label: string,
-  opts: { now?: () => number; prefix?: string; redis?: RedisTarget } = {},
+  opts: { clock?: Clock; prefix?: string; redis?: RedisTarget } = {},
 ): Stores & { close(): Promise<void> } {
   const connections = new RedisConnections(opts.redis ?? { kind: 'url', url: testRedisUrl(), tls: false }, label);
   const keys = new DroverKeys(opts.prefix ?? uniquePrefix(label), false);
-  const clock = new SystemClock();
-  const stores = createStores(connections, keys, opts.now ?? (() => clock.now()));
+  const stores = createStores(connections, keys, opts.clock ?? new SystemClock());
   return {
     ...stores,
     async close() {

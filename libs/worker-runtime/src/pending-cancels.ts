@@ -1,3 +1,5 @@
+import type { Clock } from '@drover/redis';
+
 /**
  * Cancel requests for runs this process does not hold (yet): a run that was just fetched but has
  * not started its handler is not tracked by BullMQ, so the request is remembered for a while
@@ -7,13 +9,13 @@ export class PendingCancels {
   private readonly byId = new Map<string, { reason: string; until: number }>();
 
   constructor(
-    private readonly now: () => number,
+    private readonly clock: Clock,
     private readonly ttlMs = 60_000,
     private readonly max = 10_000,
   ) {}
 
   add(id: string, reason: string): void {
-    const now = this.now();
+    const now = this.clock.now();
     if (this.byId.size >= this.max) {
       for (const [k, v] of this.byId) if (v.until <= now || this.byId.size >= this.max) this.byId.delete(k);
     }
@@ -26,7 +28,7 @@ export class PendingCancels {
     const hit = this.byId.get(id);
     if (!hit) return undefined;
     this.byId.delete(id);
-    return hit.until > this.now() ? hit.reason : undefined;
+    return hit.until > this.clock.now() ? hit.reason : undefined;
   }
 
   get size(): number {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DelayedError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { afterFailure, parseSlotRunId, retryDelayMs, type Queue } from '@drover/core';
+import { afterFailure, parseSlotRunId, retryDelayMs, type Queue, type Random } from '@drover/core';
 import { type Clock, type DroverKeys, type RedisConnections } from '@drover/redis';
 import type { BullQueues, SlotClaims } from '@drover/store';
 import {
@@ -40,6 +40,8 @@ export interface ConsumerDeps {
   pendingCancels: PendingCancels;
   claims: SlotClaims;
   clock: Clock;
+  /** Draws the retry jitter. */
+  random: Random;
 }
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -203,7 +205,7 @@ export class QueueConsumer {
     if (decided?.action === 'retry') return decided.delayMs;
     const data = job?.data as RunJobData | undefined;
     const attempt = job && data ? attemptOf({ attemptsStarted: (job as Job).attemptsStarted, data }) : attemptsMade;
-    return retryDelayMs(data?.backoff ?? this.policy.backoff, attempt, Math.random);
+    return retryDelayMs(data?.backoff ?? this.policy.backoff, attempt, this.deps.random);
   };
 
   // Two parameters: BullMQ creates an AbortController per job for processors that declare a
@@ -351,7 +353,7 @@ export class QueueConsumer {
         const backoff = job.data.backoff ?? this.policy.backoff;
         throw attemptError(
           record,
-          afterFailure({ attempt, maxAttempts }, outcome.failure, { backoff }, now, Math.random),
+          afterFailure({ attempt, maxAttempts }, outcome.failure, { backoff }, now, this.deps.random),
         );
       }
     }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { StatsObservation } from '@drover/core';
+import type { Clock } from '@drover/redis';
 import type { RoutineStatsStore, StatsBatch } from '@drover/store';
 
 /** How often the batch goes to Redis: the stats of a run that just ended show within this. */
@@ -17,13 +18,13 @@ export class RoutineStatsRecorder {
 
   constructor(
     private readonly store: RoutineStatsStore,
-    private readonly now: () => number,
+    private readonly clock: Clock,
     private readonly log: Logger,
   ) {}
 
   observe(routine: string | null | undefined, obs: StatsObservation): void {
     if (!routine) return;
-    this.store.add(this.batch, routine, this.now(), obs);
+    this.store.add(this.batch, routine, this.clock.now(), obs);
   }
 
   start(): void {

@@ -10,10 +10,10 @@ import {
 import type { Logger } from 'pino';
 import { isDeepStrictEqual } from 'node:util';
 import { AppConfig } from '@drover/config';
-import { DuplicateInstanceWatch, queueSchema, type Queue } from '@drover/core';
+import { DuplicateInstanceWatch, queueSchema, type Queue, type Random } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { ReadinessRegistry } from '@drover/platform';
+import { RANDOM, ReadinessRegistry } from '@drover/platform';
 import { Clock, DroverKeys, RedisConnections, ResilientSubscriber } from '@drover/redis';
 import {
   BullQueues,
@@ -78,11 +78,12 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(WORKER_RUNTIME_OPTIONS) private readonly options: WorkerRuntimeOptions,
     private readonly clock: Clock,
     statsStore: RoutineStatsStore,
+    @Inject(RANDOM) private readonly random: Random,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
-    this.stats = new RoutineStatsRecorder(statsStore, () => clock.now(), log);
+    this.stats = new RoutineStatsRecorder(statsStore, clock, log);
     this.startedAt = clock.now();
-    this.pendingCancels = new PendingCancels(() => clock.now());
+    this.pendingCancels = new PendingCancels(clock);
   }
 
   onApplicationBootstrap(): void {
@@ -219,6 +220,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         pendingCancels: this.pendingCancels,
         claims: this.claims,
         clock: this.clock,
+        random: this.random,
       });
       consumer.start();
       this.consumers.set(name, consumer);

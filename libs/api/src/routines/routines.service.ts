@@ -1,13 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   pauseFromRequest,
   parseIsoInstant,
-  secureRandomSource,
   validateRoutine,
+  type Random,
   type Routine,
   type RoutineRecord,
 } from '@drover/core';
 import { InvalidRoutineError } from '@drover/client';
+import { RANDOM } from '@drover/platform';
 import { Clock } from '@drover/redis';
 import {
   QueueRegistry,
@@ -25,9 +26,6 @@ import type { Principal } from '../auth/principal';
 import { applyMergePatch } from './merge-patch';
 import { versionToWrite, type IfMatch } from './request-headers';
 import { routineView, type RoutineAnswer } from './routine-view';
-
-/** Ids of manual runs (one source per process). */
-const secureRandom = secureRandomSource();
 
 /** What a write did, and the routine as it is now. */
 export interface WriteOutcome {
@@ -49,6 +47,7 @@ export class RoutinesService {
     private readonly events: ApiEvents,
     private readonly clock: Clock,
     private readonly auth: ApiAuth,
+    @Inject(RANDOM) private readonly random: Random,
   ) {}
 
   async require(name: string): Promise<RoutineRecord> {
@@ -194,7 +193,7 @@ export class RoutinesService {
     }
     const { id, created } = await triggerRoutine({ routines: this.routines, runs: this.runs }, name, {
       now: this.clock.now(),
-      random: secureRandom,
+      random: this.random,
       by: who.name,
       ...(payload !== undefined && { payload }),
       ...(idempotencyKey !== undefined && { idempotencyKey }),

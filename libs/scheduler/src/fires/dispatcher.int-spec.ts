@@ -11,9 +11,9 @@ import {
   type RunStore,
   type SlotClaims,
 } from '@drover/store';
-import { waitFor } from '@drover/testing';
+import { waitFor, type ManualClock } from '@drover/testing';
 import type { ConditionRegistry } from '../conditions/condition-registry.service';
-import { dispatcherHarness, type ManualClock } from '../testing/dispatcher-harness';
+import { dispatcherHarness } from '../testing/dispatcher-harness';
 import type { Disarmer } from './disarmer';
 import type { Dispatcher } from './dispatcher.service';
 
@@ -88,6 +88,7 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
 
   describe('condition checks and launcher bookkeeping', () => {
     it('disables the routine, with a reason, after maxLaunchFailures consecutive condition errors', async () => {
+      const announced = jest.spyOn(h.changes, 'announce');
       let calls = 0;
       conditions.register('flaky', () => {
         calls++;
@@ -107,6 +108,8 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
       const after = await fireAt(6);
       expect(after!.skipped).toEqual([{ id: runIdForSlot('gated', T0 + 6 * MIN), reason: 'disabled' }]);
       expect(calls).toBe(5);
+      // The leader hears of it once, when it was disabled (it drops the routine's Job Scheduler).
+      expect(announced.mock.calls).toEqual([['gated']]);
       expect(await metrics.registry.getSingleMetricAsString('drover_schedule_fires_total')).toMatch(
         /outcome="failed"} 5/,
       );

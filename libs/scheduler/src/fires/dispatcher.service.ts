@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine, type RoutineRecord } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
-import { Clock, RedisConnections, StaleLeaderError } from '@drover/redis';
+import { Clock, StaleLeaderError } from '@drover/redis';
 import {
+  RoutineChanges,
   RoutineStore,
   SlotClaims,
   withinPendingWindow,
@@ -59,7 +60,7 @@ export class Dispatcher {
     private readonly decider: SlotDecider,
     private readonly applier: SlotApplier,
     private readonly disarmer: Disarmer,
-    private readonly conns: RedisConnections,
+    private readonly changes: RoutineChanges,
     private readonly clock: Clock,
     private readonly metrics: DroverMetrics,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
@@ -272,7 +273,7 @@ export class Dispatcher {
         'routine disabled after repeated launch failures',
       );
       // The leader's reconciler drops the Job Scheduler of a disabled routine.
-      await this.conns.command.publish(this.routines.changesChannel, d.def.name);
+      await this.changes.announce(d.def.name);
     }
   }
 }

@@ -9,6 +9,7 @@ import { FiresQueue } from '../fires/fires-queue.provider';
 import { Reconciler } from '../reconcile/reconciler.service';
 import { Watchdog } from '../reconcile/watchdog.service';
 import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
+import { createLeaderElector } from './leader-elector.provider';
 import { SchedulerLeaderService } from './scheduler-leader.service';
 
 function every(name: string): Routine {
@@ -44,10 +45,11 @@ describe('the leader picks up routines changed while it could not hear about the
     const opts = { ...DEFAULT_SCHEDULER_OPTIONS, reconcileEveryMs: 3_600_000 };
     watchdog = new Watchdog(routines, disarmer, bull, clock, metrics, opts, log);
     const env = parseEnv({ REDIS_URL: testRedisUrl(), DROVER_INSTANCE_ID: 'lead-test', DROVER_LEADER_TTL_MS: '5000' });
+    const config = new AppConfig('scheduler', env);
     leader = new SchedulerLeaderService(
-      new AppConfig('scheduler', env),
+      config,
       conns,
-      keys,
+      createLeaderElector(config, conns, keys, log, metrics),
       routines,
       new Reconciler(conns, keys, routines, fires, clock, log),
       watchdog,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock, DroverKeys, RedisConnections, ResilientSubscriber, StaleLeaderError } from '@drover/redis';
+import { Clock, RedisConnections, ResilientSubscriber, StaleLeaderError } from '@drover/redis';
 import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import { Reconciler } from '../reconcile/reconciler.service';
@@ -21,7 +21,6 @@ import { exportQueueGauges } from './queue-gauges';
  */
 @Injectable()
 export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly elector: LeaderElector;
   private lead?: Leadership;
   private timers: NodeJS.Timeout[] = [];
   private subscriber?: ResilientSubscriber;
@@ -30,7 +29,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   constructor(
     private readonly config: AppConfig,
     private readonly conns: RedisConnections,
-    keys: DroverKeys,
+    readonly elector: LeaderElector,
     private readonly routines: RoutineStore,
     private readonly reconciler: Reconciler,
     private readonly watchdog: Watchdog,
@@ -43,13 +42,6 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.elector = new LeaderElector(
-      conns.open('command', 'leader'),
-      keys,
-      { instanceId: config.env.instanceId, leaseMs: config.env.leaderTtlMs },
-      log,
-      metrics,
-    );
     this.elector.on('elected', (l: Leadership) => this.serial(() => this.onElected(l)));
     this.elector.on('demoted', () => this.onDemoted());
   }

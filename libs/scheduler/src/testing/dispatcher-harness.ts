@@ -1,9 +1,17 @@
 import pino from 'pino';
 import { DroverMetrics } from '@drover/metrics';
-import { Clock, DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RoutineStatsStore, RoutineStore, RunStore, SlotClaims } from '@drover/store';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import {
+  BullQueues,
+  QueueRegistry,
+  RoutineChanges,
+  RoutineStatsStore,
+  RoutineStore,
+  RunStore,
+  SlotClaims,
+} from '@drover/store';
 import type { QueueInput } from '@drover/core';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
+import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { CandidateRegistry } from '../candidates/candidate-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { SlotSelector } from '../fires/slot-selector';
@@ -12,16 +20,6 @@ import { Dispatcher } from '../fires/dispatcher.service';
 import { SlotApplier } from '../fires/slot-applier';
 import { SlotDecider } from '../fires/slot-decider';
 import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
-
-/** A clock the test moves by hand. */
-export class ManualClock extends Clock {
-  constructor(public t: number) {
-    super();
-  }
-  now(): number {
-    return this.t;
-  }
-}
 
 /**
  * A dispatcher wired to a real Redis (its own key prefix) and real BullMQ queues, the way the
@@ -32,12 +30,12 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const keys = new DroverKeys(uniquePrefix('disp'), false);
   const clock = new ManualClock(t0);
   const bull = new BullQueues(conns, keys);
-  const registry = new QueueRegistry(conns.command, keys, bull, () => clock.now());
+  const registry = new QueueRegistry(conns.command, keys, bull, clock);
   await registry.put(queues);
   const log = pino({ level: 'silent' });
   const runs = new RunStore(conns, keys, registry, {
     bull,
-    now: () => clock.now(),
+    clock,
     stats: new RoutineStatsStore(conns.command, keys),
   });
   const routines = new RoutineStore(conns.command, keys);
@@ -46,13 +44,14 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
   const disarmer = new Disarmer(claims, bull, clock, log);
+  const changes = new RoutineChanges(conns.command, keys);
   const dispatcher = new Dispatcher(
     routines,
     claims,
     new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
-    conns,
+    changes,
     clock,
     metrics,
     DEFAULT_SCHEDULER_OPTIONS,
@@ -70,6 +69,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     metrics,
     clock,
     disarmer,
+    changes,
     dispatcher,
     async close() {
       await runs.close();

@@ -7,7 +7,7 @@ import {
   type QueueState,
   type RoutineState as PlanRoutineState,
 } from '@drover/core';
-import type { RedisClient } from '@drover/redis';
+import type { Clock, RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import type { RoutineStore } from '../routines/routine.store';
@@ -45,13 +45,13 @@ export class PlanService {
       catalog: WorkerCatalog;
       runs: RunStore;
       redis: RedisClient;
-      now: () => number;
+      clock: Clock;
     },
   ) {}
 
   async plan(limits: PlanLimits = {}): Promise<ClusterPlan> {
     const { state, truncated } = await this.state(limits);
-    return { ...plan(this.deps.now(), state), truncated };
+    return { ...plan(this.deps.clock.now(), state), truncated };
   }
 
   /** The state the plan is made of (bounded by `limits`). */

@@ -1,4 +1,4 @@
-import { testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
+import { ManualClock, testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import type { Stores } from '../create-stores';
 import type { NewRun } from '../runs/run-writer';
 import { InvalidPayloadError } from '@drover/core';
@@ -39,8 +39,8 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
   let b: Producer;
   beforeEach(async () => {
     const prefix = uniquePrefix('qpc');
-    a = testStores('qpc-a', { prefix, now: () => FROZEN });
-    b = testStores('qpc-b', { prefix, now: () => FROZEN });
+    a = testStores('qpc-a', { prefix, clock: new ManualClock(FROZEN) });
+    b = testStores('qpc-b', { prefix, clock: new ManualClock(FROZEN) });
     await a.registry.put([{ name: 'q' }, { name: 'other' }]);
     await a.runs.policies.whenLive();
   });

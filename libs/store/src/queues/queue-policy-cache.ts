@@ -1,5 +1,5 @@
 import type { Queue } from '@drover/core';
-import { ResilientSubscriber, type RedisConnections } from '@drover/redis';
+import { ResilientSubscriber, type Clock, type RedisConnections } from '@drover/redis';
 import type { BullQueues } from './bull-queues';
 import type { QueueRegistry } from './queue-registry.store';
 
@@ -44,7 +44,7 @@ export class QueuePolicyCache {
     private readonly connections: RedisConnections,
     private readonly registry: QueueRegistry,
     private readonly bull: BullQueues,
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {}
 
   /** Where a producer that ranks a queue says so (its message is the queue name). */
@@ -58,7 +58,7 @@ export class QueuePolicyCache {
 
   private fresh<T>(e: Entry<T> | undefined): e is Entry<T> {
     if (!e || e.epoch !== this.epoch) return false;
-    return !!this.subscriber?.isLive() || this.now() - e.at < UNSUBSCRIBED_TTL_MS;
+    return !!this.subscriber?.isLive() || this.clock.now() - e.at < UNSUBSCRIBED_TTL_MS;
   }
 
   /** The queue's policy and ranked flag (read from Redis unless known). */
@@ -73,7 +73,7 @@ export class QueuePolicyCache {
     ]);
     const value = { def, ranked: ranked === '1' };
     // A change announced while reading may not be in what was read: keep it only if none was.
-    if (epoch === this.epoch) this.facts.set(queue, { value, at: this.now(), epoch });
+    if (epoch === this.epoch) this.facts.set(queue, { value, at: this.clock.now(), epoch });
     return value;
   }
 
@@ -90,7 +90,7 @@ export class QueuePolicyCache {
     if (this.fresh(this.names)) return this.names.value;
     const epoch = this.epoch;
     const value = await this.connections.command.hkeys(this.registry.hashKey);
-    if (epoch === this.epoch) this.names = { value, at: this.now(), epoch };
+    if (epoch === this.epoch) this.names = { value, at: this.clock.now(), epoch };
     return value;
   }
 

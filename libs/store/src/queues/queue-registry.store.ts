@@ -1,5 +1,12 @@
 import { parseBundle, type Origin, type Queue, type QueueInput } from '@drover/core';
-import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import {
+  ScriptCode,
+  StaleLeaderError,
+  withDroverScripts,
+  type Clock,
+  type DroverKeys,
+  type RedisClient,
+} from '@drover/redis';
 import type { BullQueues } from './bull-queues';
 
 /** A queue policy as stored in Redis. Times are epoch ms. */
@@ -31,7 +38,7 @@ export class QueueRegistry {
     private readonly redis: RedisClient,
     private readonly keys: DroverKeys,
     readonly bull: BullQueues,
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {}
 
   get hashKey(): string {
@@ -81,7 +88,7 @@ export class QueueRegistry {
     const parsed = parseBundle({ queues });
     if (!parsed.ok) throw new Error(`invalid queue policy: ${parsed.errors.join('; ')}`);
     const defs = parsed.bundle.queues;
-    const now = opts.now ?? this.now();
+    const now = opts.now ?? this.clock.now();
     const wanted = new Set(defs.map((q) => q.name));
     const removed =
       origin === 'file' ? (await this.list()).filter((r) => r.origin === 'file' && !wanted.has(r.def.name)) : [];
@@ -117,7 +124,7 @@ export class QueueRegistry {
   /** Removes one queue policy (its jobs stay in Redis until purged). */
   async remove(name: string): Promise<boolean> {
     const n = await this.redis.hdel(this.hashKey, name);
-    await this.redis.publish(this.changesChannel, String(this.now()));
+    await this.redis.publish(this.changesChannel, String(this.clock.now()));
     return n > 0;
   }
 

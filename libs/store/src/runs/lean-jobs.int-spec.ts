@@ -27,8 +27,7 @@ describe.each([false, true])('lean job reads against a real redis-server (cluste
   beforeEach(async () => {
     connections = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'lean');
     keys = new DroverKeys(uniquePrefix('lean'), cluster);
-    const clock = new SystemClock();
-    stores = createStores(connections, keys, () => clock.now());
+    stores = createStores(connections, keys, new SystemClock());
     await stores.registry.put([{ name: 'q' }]);
   });
 

@@ -1,5 +1,5 @@
 import type { Retention } from '@drover/core';
-import type { RedisClient } from '@drover/redis';
+import type { Clock, RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { AttemptRecord } from './attempt-log';
 import { readJobWithState } from './job-with-state';
@@ -54,7 +54,7 @@ interface Deps {
   tombstones: RunTombstones;
   enqueue(run: NewRun): Promise<{ id: string; created: boolean }>;
   retention(queue: string): Promise<Retention>;
-  now(): number;
+  clock: Clock;
 }
 
 /**
@@ -158,7 +158,7 @@ export class ParkedRuns {
     const run = replayRunOf(queue, job);
     const newId = run.id;
     await this.deps.enqueue(run);
-    const now = this.deps.now();
+    const now = this.deps.clock.now();
     await this.deps.tombstones.put(
       { ...parked, status: 'failed', replayedAs: newId, reason: `replayed as ${newId}`, updatedAt: now },
       await this.deps.retention(queue),

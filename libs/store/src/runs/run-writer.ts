@@ -8,7 +8,7 @@ import {
   type Retention,
   type RunSource,
 } from '@drover/core';
-import type { RedisConnections } from '@drover/redis';
+import type { Clock, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
@@ -105,7 +105,7 @@ export class RunWriter {
     private readonly bull: BullQueues,
     private readonly index: RunIndex,
     private readonly tombstones: RunTombstones,
-    private readonly now: () => number,
+    private readonly clock: Clock,
     private readonly stats: RoutineStatsStore,
     private readonly queues: QueuePolicyCache,
   ) {}
@@ -132,7 +132,7 @@ export class RunWriter {
       // until timestamp + delay (a producer whose clock runs ahead must not release it early), and
       // a routine's run index and plan read it. An immediate ad-hoc run keeps BullMQ's own stamp:
       // every byte of `opts` counts (see below), and it only dates the run.
-      ...((delayed || run.routine !== null) && { timestamp: this.now() }),
+      ...((delayed || run.routine !== null) && { timestamp: this.clock.now() }),
       attempts: run.maxAttempts ?? policy.maxAttempts,
       // No `backoff` is stored: the worker sets Drover's strategy on the job it holds (BullMQ reads
       // it from memory when an attempt fails). Redis keeps a job hash compact (a listpack) only
@@ -252,7 +252,7 @@ export class RunWriter {
         const addedAt = new Map(added.map((j) => [j.id, j.timestamp]));
         const pipe = this.redis.pipeline();
         for (const r of withRoutine) {
-          const at = addedAt.get(r.id) ?? this.now();
+          const at = addedAt.get(r.id) ?? this.clock.now();
           this.index.add(pipe, r.routine!, { queue, id: r.id, createdAt: at }, r.trackOpen !== false);
         }
         await pipe.exec();
@@ -263,7 +263,7 @@ export class RunWriter {
 
   /** Records a fire that policy skipped: a run with status `skipped` that never reaches a worker. */
   async recordSkipped(s: SkippedRun): Promise<{ id: string; created: boolean }> {
-    const now = this.now();
+    const now = this.clock.now();
     const view: RunView = {
       id: s.id,
       routine: s.routine,

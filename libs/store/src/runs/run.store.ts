@@ -1,5 +1,5 @@
 import { ACTIVE_RUN_STATUSES } from '@drover/core';
-import type { DroverKeys, RedisConnections } from '@drover/redis';
+import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
@@ -44,28 +44,28 @@ export class RunStore {
   private readonly writer: RunWriter;
   /** What enqueue knows about the queues, kept until the registry announces a change. */
   readonly policies: QueuePolicyCache;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly connections: RedisConnections,
     private readonly keys: DroverKeys,
     private readonly registry: QueueRegistry,
-    opts: { bull: BullQueues; now: () => number; stats: RoutineStatsStore },
+    opts: { bull: BullQueues; clock: Clock; stats: RoutineStatsStore },
   ) {
     this.bull = opts.bull;
-    this.now = opts.now;
+    this.clock = opts.clock;
     this.index = new RunIndex(connections.command, keys);
     this.tombstones = new RunTombstones(connections.command, keys);
     this.events = new QueueEventHub(connections, this.bull);
     this.waiter = new RunWaiter(this.events);
-    this.policies = new QueuePolicyCache(connections, registry, this.bull, this.now);
+    this.policies = new QueuePolicyCache(connections, registry, this.bull, this.clock);
     this.writer = new RunWriter(
       connections,
       registry,
       this.bull,
       this.index,
       this.tombstones,
-      this.now,
+      this.clock,
       opts.stats,
       this.policies,
     );
@@ -75,7 +75,7 @@ export class RunStore {
       tombstones: this.tombstones,
       enqueue: (run) => this.enqueue(run),
       retention: (q) => this.writer.retention(q),
-      now: this.now,
+      clock: this.clock,
     });
   }
 
@@ -213,7 +213,7 @@ export class RunStore {
     // Up to 1000 candidates: read lean, like a listing (their payloads are not needed here).
     const views = await this.loadRuns(refs);
     if (!opts.readOnly) {
-      const now = this.now();
+      const now = this.clock.now();
       const ended = refs.filter((r, i) => {
         const v = views[i];
         return v ? !ACTIVE_RUN_STATUSES.includes(v.status) : now - r.createdAt > OPEN_GRACE_MS;
@@ -243,7 +243,7 @@ export class RunStore {
         const run = await this.tombstones.get(id);
         return { outcome: run ? 'already-final' : 'not-found', run: run ?? null };
       }
-      const now = this.now();
+      const now = this.clock.now();
       if (view.status === 'queued' || view.status === 'scheduled') {
         const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
         await this.tombstones.put(canceled, await this.writer.retention(queue), now);
