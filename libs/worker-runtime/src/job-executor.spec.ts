@@ -138,6 +138,13 @@ describe('executeAttempt', () => {
     });
     expect(called).toBe(false);
   });
+
+  it('ends an attempt aborted before it began as aborted, even when its payload is invalid', async () => {
+    const abort = new AttemptAbort();
+    abort.abort(new JobCanceledError('too late'));
+    const typed = handler(() => 'ran', { payload: z.strictObject({ n: z.number() }) });
+    await expect(run(typed, { n: 'x' }, 1000, abort)).resolves.toEqual({ kind: 'canceled', reason: 'too late' });
+  });
 });
 
 describe('AttemptAbort', () => {

@@ -71,6 +71,9 @@ function describeIssues(error: { issues?: { path: PropertyKey[]; message: string
  */
 export function executeAttempt(input: AttemptInput): AttemptOutcome | Promise<AttemptOutcome> {
   const { handler, ctx, abort } = input;
+  // Aborted before it began (canceled while the run was being started): its own word, even over
+  // a payload it would have refused.
+  if (abort.reason) return classify(abort.reason, abort);
   let payload = input.payload;
   if (handler.meta.payload) {
     const parsed = handler.meta.payload.safeParse(payload);
@@ -78,7 +81,6 @@ export function executeAttempt(input: AttemptInput): AttemptOutcome | Promise<At
       return failed(new Error(`invalid payload: ${describeIssues(parsed.error)}`), 'invalid-payload');
     payload = parsed.data;
   }
-  if (abort.reason) return classify(abort.reason, abort);
   let returned: unknown;
   try {
     returned = handler.instance.handle(payload, ctx);

@@ -233,22 +233,25 @@ export class QueueConsumer {
       this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);
       if (cancel !== undefined) return canceledMarker(cancel, clock.now());
-      if (data.av !== undefined) {
-        const refused = await this.refuseStaleArm(job);
-        if (refused) return refused;
-      }
-      const handler = handlers.get(job.name);
+      // Held from here, before anything awaits: a cancel heard from now on aborts this attempt
+      // (one for a run not yet held only goes to pendingCancels, read above), and so does the
+      // resync after a reconnect (recheckCancels). The attempt's handler then never starts.
+      const abort = new AttemptAbort();
+      this.running.set(job.id!, abort);
       let outcome: AttemptOutcome;
-      if (this.interrupting) outcome = { kind: 'interrupted' };
-      else if (!handler) {
-        const known = handlers.jobTypes().join(', ') || '(none)';
-        const error = new Error(`no handler for job type "${job.name}" on worker ${instanceId} (handlers: ${known})`);
-        outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
-      } else {
-        const abort = new AttemptAbort();
-        this.running.set(job.id!, abort);
-        const t0 = performance.now();
-        try {
+      try {
+        if (data.av !== undefined) {
+          const refused = await this.refuseStaleArm(job);
+          if (refused) return refused;
+        }
+        const handler = handlers.get(job.name);
+        if (this.interrupting) outcome = { kind: 'interrupted' };
+        else if (!handler) {
+          const known = handlers.jobTypes().join(', ') || '(none)';
+          const error = new Error(`no handler for job type "${job.name}" on worker ${instanceId} (handlers: ${known})`);
+          outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
+        } else {
+          const t0 = performance.now();
           const pending = executeAttempt({
             handler,
             payload: data.payload,
@@ -257,10 +260,10 @@ export class QueueConsumer {
             abort,
           });
           outcome = pending instanceof Promise ? await pending : pending;
-        } finally {
-          this.running.delete(job.id!);
+          recordSpent(job, (performance.now() - t0) / 1000);
         }
-        recordSpent(job, (performance.now() - t0) / 1000);
+      } finally {
+        this.running.delete(job.id!);
       }
       // The common case returns at once: no further promise on the hot path.
       if (outcome.kind === 'succeeded') return outcome.result ?? null;

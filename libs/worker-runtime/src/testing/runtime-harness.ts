@@ -1,5 +1,5 @@
 /**
- * The int tests' worker runtime harness: test handlers (echo, fail, permanent, typed, block), a
+ * The int tests' worker runtime harness: test handlers (echo, fail, permanent, typed, block, count), a
  * producer's stores and a real WorkerRuntime in this process on a real Redis.
  */
 import 'reflect-metadata';
@@ -91,7 +91,18 @@ class BlockHandler {
   }
 }
 
-@Module({ providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler] })
+/** How many times `test.count` was called, by run id. */
+export const calls = new Map<string, number>();
+
+@JobHandler('test.count')
+class CountHandler {
+  handle(_: unknown, ctx: JobContext) {
+    calls.set(ctx.run.id, (calls.get(ctx.run.id) ?? 0) + 1);
+    return 'ran';
+  }
+}
+
+@Module({ providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler, CountHandler] })
 class TestHandlers {}
 
 export interface Harness {
