@@ -1,9 +1,10 @@
-import type {
-  DroverError,
-  DroverErrorCode,
-  InvalidOptionsError,
-  InvalidPayloadError,
-  InvalidRoutineError,
+import {
+  DROVER_ERROR_CODES,
+  type DroverError,
+  type DroverErrorCode,
+  type InvalidOptionsError,
+  type InvalidPayloadError,
+  type InvalidRoutineError,
 } from '@drover/core';
 import { fieldErrorsOfMessages } from './field-errors';
 import type { FieldError } from './problem';
@@ -68,3 +69,6 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'worker-shutdown': null,
   'outbound-refused': null,
 };
+
+/** The codes an answer may carry (problem `code`), in the order core lists them. */
+export const ANSWERED_CODES: DroverErrorCode[] = DROVER_ERROR_CODES.filter((code) => ERROR_ANSWERS[code] !== null);

@@ -48,6 +48,7 @@ describe('mapError', () => {
         title: expect.any(String),
         status,
         detail: err.message,
+        code: err.code,
       },
       headers: {},
       unexpected: false,

@@ -34,7 +34,7 @@ export function mapError(err: unknown): MappedError {
   if (err instanceof ProblemError) return known(err.problem, err.headers);
   if (err instanceof DroverError) {
     const answer = ERROR_ANSWERS[err.code];
-    if (answer) return known(problem(answer.status, err.message, answer.fields?.(err)));
+    if (answer) return known(problem(answer.status, err.message, answer.fields?.(err), err.code));
   }
   if (err instanceof ThrottlerException) {
     return known(problem(429, 'too many mutating requests for this token; retry later'), { 'Retry-After': '1' });
