@@ -17,7 +17,7 @@ export const LIBRARIES = {
   'api-client': [],
   config: ['core'],
   logger: ['config'],
-  redis: ['config', 'logger'],
+  redis: ['core', 'config', 'logger'],
   platform: ['config', 'logger', 'metrics', 'redis'],
   store: ['core', 'config', 'logger', 'metrics', 'redis'],
   api: ['core', 'config', 'logger', 'metrics', 'platform', 'redis', 'store'],
