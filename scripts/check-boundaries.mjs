@@ -18,7 +18,7 @@ export const LIBRARIES = {
   config: ['core'],
   logger: ['config'],
   redis: ['core', 'config', 'logger'],
-  platform: ['config', 'logger', 'metrics', 'redis'],
+  platform: ['core', 'config', 'logger', 'metrics', 'redis'],
   store: ['core', 'config', 'logger', 'metrics', 'redis'],
   api: ['core', 'config', 'logger', 'metrics', 'platform', 'redis', 'store'],
   client: ['core', 'config', 'redis', 'store'],
