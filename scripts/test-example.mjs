@@ -3,7 +3,10 @@
 // package.json and lockfile (npm ci) the way another team would, compiles it with its own strict
 // tsconfig against the packed types, then runs it against a private redis-server and the shipped apps
 // (dist/apps/*):
-//   - examples/nest-producer enqueues a `sleep` run through @drover/client; the shipped worker runs it.
+//   - examples/nest-producer enqueues a `sleep` run through @drover/client; the shipped worker runs it;
+//   - examples/nest-worker, a worker app of the team's own on @drover/worker, runs a routine of its policy
+//     file, the producer's `example.greet` enqueue, retries and parks, serves drover_* metrics and drains
+//     on SIGTERM (scripts/lib/nest-worker-scenario.mjs).
 //
 //   node scripts/test-example.mjs            run the tests (builds dist/ first if it is missing)
 //   node scripts/test-example.mjs --relock   point the examples at the tarballs of the current version and
@@ -12,6 +15,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ExampleFailure, fail, installExample, makeWork, packInto, root, run, runNode } from './lib/example-kit.mjs';
+import { testNestWorker } from './lib/nest-worker-scenario.mjs';
 
 const work = makeWork();
 const relock = process.argv.includes('--relock');
@@ -51,9 +55,9 @@ try {
     // Producers need the queue policy in Redis; the leading scheduler writes it from DROVER_CONFIG.
     await scheduler.waitForLog(/applied DROVER_CONFIG/, 30_000);
 
-    step('running the example: node dist/main.js');
+    step('running the example: node dist/nest-producer/src/main.js');
     const out = await runNode(
-      join(example, 'dist', 'main.js'),
+      join(example, 'dist', 'nest-producer', 'src', 'main.js'),
       [],
       example,
       { REDIS_URL: redis.url, DROVER_PREFIX: 'example' },
@@ -70,6 +74,9 @@ try {
       fail(`the example printed ${printed[1]}, not the handler's result {"sleptMs":150}`);
     }
     console.log(`example nest-producer: passed in ${elapsed()}`);
+
+    await testNestWorker({ work, tarballs, relock, testing, redis, producer: example, step });
+    console.log(`example nest-worker: passed in ${elapsed()}`);
   } finally {
     await Promise.all(apps.map((a) => a.stop('SIGTERM')));
     await redis.stop();

@@ -53,14 +53,17 @@ export function packInto(work) {
 }
 
 /**
- * Copies examples/<name> (as committed: no node_modules, dist) into work/examples/<name>, checks that
+ * Copies examples/<name> (as committed: no node_modules, dist) and examples/shared into work/examples/, checks that
  * its package.json names the tarballs just packed, installs it with `npm ci` and checks the install.
  * `relock` first rewrites the example's `@drover/*` paths and lockfile (in the work copy and the repository).
  */
 export function installExample(work, name, tarballs, { relock = false } = {}) {
   const source = join(root, 'examples', name);
   const example = join(work, 'examples', name);
-  cpSync(source, example, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
+  const asCommitted = (src) => !/[/\\](node_modules|dist)$/.test(src);
+  cpSync(source, example, { recursive: true, filter: asCommitted });
+  // What the examples share (the job contracts both compile with their own sources).
+  cpSync(join(root, 'examples', 'shared'), join(work, 'examples', 'shared'), { recursive: true, filter: asCommitted });
   const pkgFile = join(example, 'package.json');
   const lockFile = join(example, 'package-lock.json');
   const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
@@ -80,6 +83,8 @@ export function installExample(work, name, tarballs, { relock = false } = {}) {
     copyFileSync(pkgFile, join(source, 'package.json'));
     copyFileSync(lockFile, join(source, 'package-lock.json'));
   }
+  if (!existsSync(lockFile))
+    fail(`examples/${name} has no package-lock.json; run \`node scripts/test-example.mjs --relock\``);
   const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
   for (const dep of drover) {
     if (pkg.dependencies[dep] !== wanted(dep))
