@@ -14,8 +14,8 @@ const step = (args) => {
 step([join(root, 'scripts', 'build.mjs')]); // e2e tests run the built apps
 const jestArgs = process.argv.slice(2);
 // The outside-consumer tests (packs the packages, installs examples/nest-producer and examples/nest-worker,
-// runs them against real processes): part of a full run, before jest so that jest's summary stays the closing
-// line; `npm test -- <jest args>` runs only what jest selects.
+// runs them against real processes): part of a full run, before jest so that their output does not end up
+// between jest's summaries; `npm test -- <jest args>` runs only what jest selects.
 let example = 0;
 if (jestArgs.length === 0) {
   example = spawnSync(process.execPath, [join(root, 'scripts', 'test-example.mjs')], {
