@@ -49,7 +49,9 @@ export function packPackage(def, outDir) {
       version: rootPkg.version,
       description: def.description,
       license: rootPkg.license,
-      engines: rootPkg.engines,
+      // What the packed code's own dependencies need at run time (ioredis and @nestjs/core: Node 20):
+      // the repository's `engines` is higher because its build and test tools need more.
+      engines: { node: '>=20' },
       // CommonJS, like the NestJS apps it runs in; an ES module `import` of it works through Node's CJS interop.
       type: 'commonjs',
       main,

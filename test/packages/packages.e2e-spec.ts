@@ -101,7 +101,7 @@ describe('the npm packages (npm run pack)', () => {
     for (const [name, pkg] of Object.entries(packed)) {
       expect(basename(tarballs[name]!)).toBe(`${name.slice(1).replace('/', '-')}-${VERSION}.tgz`);
       expect(pkg.version).toBe(VERSION);
-      expect(pkg.engines?.node).toBeDefined();
+      expect(pkg.engines?.node).toBe('>=20');
       // Nothing a registry install cannot resolve: no relative, file: or workspace: ranges.
       for (const range of Object.values({ ...pkg.dependencies, ...pkg.peerDependencies }))
         expect(range).toMatch(/^[\^~]?\d/);
