@@ -9,6 +9,7 @@
 // `node scripts/check-boundaries.mjs [root]`: exit 0 when clean, 1 with one line per problem.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
+import { sourceFiles } from './lib/source-files.mjs';
 
 /** Each library and the libraries it may import. */
 export const LIBRARIES = {
@@ -17,8 +18,8 @@ export const LIBRARIES = {
   'api-client': [],
   config: ['core'],
   logger: ['config'],
-  redis: ['config', 'logger'],
-  platform: ['config', 'logger', 'metrics', 'redis'],
+  redis: ['core', 'config', 'logger'],
+  platform: ['core', 'config', 'logger', 'metrics', 'redis'],
   store: ['core', 'config', 'logger', 'metrics', 'redis'],
   api: ['core', 'config', 'logger', 'metrics', 'platform', 'redis', 'store'],
   client: ['core', 'config', 'redis', 'store'],
@@ -61,23 +62,6 @@ export const API_MUST_NOT_LOAD = ['scheduler', 'worker-runtime', 'builtins', 'cl
 
 const TEST_ONLY = [/\.(spec|int-spec|e2e-spec|typecheck)\.ts$/, /(^|\/)(test|testing)\//];
 const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"\s]+)['"]/g;
-
-function* sourceFiles(dir) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name !== 'node_modules' && e.name !== 'dist') yield* sourceFiles(path);
-    } else if (/\.(ts|tsx)$/.test(e.name) && !e.name.endsWith('.d.ts')) {
-      yield path;
-    }
-  }
-}
 
 const where = (kind, name) => (kind === '.' ? name : `${kind}/${name}`);
 
@@ -122,7 +106,7 @@ export function checkBoundaries(root, graph = LIBRARIES, apps = APPS, others = O
       problems.push(`${kind}/${name}: not in the boundary map; add its row to scripts/check-boundaries.mjs`);
       continue;
     }
-    for (const file of sourceFiles(join(home, 'src'))) {
+    for (const file of sourceFiles(join(home, 'src'), /\.(ts|tsx)$/)) {
       const rel = relative(root, file).split(sep).join('/');
       const testOnly = TEST_ONLY.some((re) => re.test(rel));
       const text = readFileSync(file, 'utf8');

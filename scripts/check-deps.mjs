@@ -8,9 +8,10 @@
 //   - every direct production dependency has one copy in the production tree of the lockfile:
 //     two copies of cron-parser let Drover and BullMQ compute different next fire times.
 // `node scripts/check-deps.mjs [root]`: exit 0 when clean, 1 with one line per problem.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative, sep } from 'node:path';
+import { sourceFiles } from './lib/source-files.mjs';
 
 /** Production dependencies no source file names, and why they are needed anyway. */
 export const IMPLICIT = {
@@ -33,21 +34,10 @@ export function packageOf(specifier) {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-function* sourceFiles(dir, root) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name !== 'node_modules' && e.name !== 'dist') yield* sourceFiles(path, root);
-    } else if (/\.(ts|js|mjs|cjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) {
-      const rel = relative(root, path).split(sep).join('/');
-      if (!TEST_ONLY.some((re) => re.test(rel))) yield { rel, text: readFileSync(path, 'utf8') };
-    }
+function* shippedFiles(dir, root) {
+  for (const path of sourceFiles(dir, /\.(ts|js|mjs|cjs)$/)) {
+    const rel = relative(root, path).split(sep).join('/');
+    if (!TEST_ONLY.some((re) => re.test(rel))) yield { rel, text: readFileSync(path, 'utf8') };
   }
 }
 
@@ -64,7 +54,7 @@ export function checkDependencies(root) {
   const used = new Set();
   const imported = new Map(); // package -> first file importing it
   for (const dir of SHIPPED_DIRS) {
-    for (const { rel, text } of sourceFiles(join(root, dir), root)) {
+    for (const { rel, text } of shippedFiles(join(root, dir), root)) {
       // A package named in any string counts as used: pino loads its transports by name.
       for (const m of text.matchAll(STRING)) if (prod.includes(m[1])) used.add(m[1]);
       for (const m of text.replace(TYPE_ONLY, '').matchAll(IMPORT)) {

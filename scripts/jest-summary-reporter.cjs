@@ -1,4 +1,6 @@
-// Prints one plain closing line ("N passed, N failed") that CI tooling reads regardless of runner.
+// Prints one plain line ("tests: N passed, N failed") that CI tooling reads regardless of runner. Jest
+// runs custom reporters before its coverage and summary reporters, so the coverage table and jest's own
+// "Test Suites:" block come after it: find it by its `tests:` prefix on stdout, not as the last line.
 // A suite that fails to run (an import that throws, a failing beforeAll hook) has no failed test of
 // its own to count, so it is reported on the same line and counts as a failure.
 class SummaryReporter {

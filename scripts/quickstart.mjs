@@ -1,11 +1,19 @@
 // `npm start`: a working local Drover cluster from a fresh clone in one command.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { choosePort } from './lib/app-port.mjs';
 import { ensureDependencies, ensureRedisServer, root } from './lib/ensure.mjs';
 
 const env = { ...process.env };
 const home = env.DROVER_HOME ?? join(root, '.drover');
-const port = env.PORT ?? '3000';
+// First, before any build: a taken port is one line, not a stack after a minute of work.
+const chosen = await choosePort(env.PORT);
+if (chosen.error) {
+  console.error(`drover: ${chosen.error}`);
+  process.exit(1);
+}
+if (chosen.note) console.log(`drover: ${chosen.note}`);
+const port = chosen.port;
 
 ensureDependencies();
 if (!env.REDIS_URL) ensureRedisServer();
@@ -57,13 +65,27 @@ process.on('exit', () => {
 
 // The CLI defaults to port 3000; any other port has to be named.
 const cliTarget = port === '3000' ? '' : ` --api-url http://127.0.0.1:${port}`;
+
+/**
+ * Whether the app this script started answers on the port, and is ready. Drover's /healthz names the
+ * pid of the process answering, so another server on the port (or an older Drover) does not count.
+ */
+async function verified() {
+  const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+  const body = health.ok ? await health.json().catch(() => undefined) : undefined;
+  if (body?.info?.process?.pid !== app.pid) return false;
+  return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+}
+
+const BANNER_WAIT_MS = 120_000;
 const banner = async () => {
-  for (let i = 0; i < 600 && app.exitCode === null; i++) {
+  const deadline = Date.now() + BANNER_WAIT_MS;
+  while (app.exitCode === null && Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.ok) {
+      if (await verified()) {
         console.log(`
-  Drover is up (standalone: the scheduler, worker and api roles in one process)
+  Drover is up: the standalone app (pid ${app.pid}: the scheduler, worker and api roles in one process)
+  answers on port ${port}, and its /readyz says Redis answers and every role is ready.
     console  http://127.0.0.1:${port}/ui   (the web console; development mode: no login from this machine)
     api      http://127.0.0.1:${port}/api/v1/cluster   (docs/api.md; development mode: loopback, no token)
     health   http://127.0.0.1:${port}/healthz   ready  http://127.0.0.1:${port}/readyz
@@ -80,6 +102,11 @@ const banner = async () => {
       /* not listening yet */
     }
     await new Promise((r) => setTimeout(r, 200));
+  }
+  if (app.exitCode === null) {
+    console.log(
+      `drover: the app has not become ready on port ${port} in ${BANNER_WAIT_MS / 1000} s; see the log above.`,
+    );
   }
 };
 void banner();

@@ -13,21 +13,21 @@ const step = (args) => {
 };
 step([join(root, 'scripts', 'build.mjs')]); // e2e tests run the built apps
 const jestArgs = process.argv.slice(2);
-// The outside-consumer test of @drover/client (packs it, installs examples/nest-producer, runs it
-// against real processes): part of a full run, before jest so that jest's summary stays the closing
-// line; `npm test -- <jest args>` runs only what jest selects.
+// The outside-consumer tests (packs the packages, installs examples/nest-producer and examples/nest-worker,
+// runs them against real processes): part of a full run, before jest so that their output does not end up
+// between jest's summaries; `npm test -- <jest args>` runs only what jest selects.
 let example = 0;
 if (jestArgs.length === 0) {
   example = spawnSync(process.execPath, [join(root, 'scripts', 'test-example.mjs')], {
     stdio: 'inherit',
     cwd: root,
   }).status;
-} else console.log('example nest-producer: skipped (jest arguments given; `npm run test:example` runs it)');
+} else console.log('examples: skipped (jest arguments given; `npm run test:example` runs them)');
 // --forceExit: after a full run (every suite passed, the global teardown done) jest's main
 // process has been seen to stay alive with no handle Node reports (getActiveResourcesInfo is
 // empty); CI must not hang on that. Suites still close what they open — see the tests' afterAll.
 step([join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--coverage', '--forceExit', ...jestArgs]);
 if (example !== 0) {
-  console.error('example nest-producer: FAILED (see above)');
+  console.error('examples: FAILED (see above)');
   process.exit(example ?? 1);
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, testRedisUrl, uniquePrefix, type AppProcess } from '@drover/testing';
@@ -111,6 +112,24 @@ describe('start-up configuration errors', () => {
     const { code, output } = await runToExit('worker', { PORT: 'http' });
     expect(code).toBe(2);
     expect(output).toMatch(/PORT: "http" is not a whole number/);
+  });
+
+  it('a PORT another process holds exits 1 with a line naming PORT, and no stack', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const { code, output } = await runToExit('worker', {
+        REDIS_URL: testRedisUrl(),
+        DROVER_PREFIX: uniquePrefix('port'),
+        PORT: String(port),
+      });
+      expect(code).toBe(1);
+      expect(output).toContain(`PORT=${port} is taken by another process: stop it or set PORT to a free port`);
+      expect(output).not.toMatch(/^\s+at /m);
+    } finally {
+      holder.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@drover/testing';
@@ -48,6 +49,10 @@ describe('npm start (the quick start)', () => {
       const redisPid = Number(readFileSync(join(home, 'redis.pid'), 'utf8'));
       expect(alive(redisPid)).toBe(true);
       await waitFor('ready banner', () => /Drover is up/.test(qs.output()), { timeoutMs: 10_000 });
+      // The banner names the process it checked, and NestJS's boot chatter stays out of the log.
+      expect(qs.output()).toContain(`Drover is up: the standalone app (pid `);
+      expect(qs.output()).toContain(`answers on port ${port}, and its /readyz says`);
+      expect(qs.output()).not.toMatch(/InstanceLoader|RoutesResolver|RouterExplorer|NestFactory/);
 
       // The banner's one curl: trigger the manual demo routine through the api role, then see it run.
       const api = `http://127.0.0.1:${port}/api/v1`;
@@ -70,6 +75,56 @@ describe('npm start (the quick start)', () => {
       expect(existsSync(join(home, 'redis.pid'))).toBe(false);
     } finally {
       if (qs.child.exitCode === null) qs.child.kill('SIGKILL');
+    }
+  });
+
+  /** Another server on `port` (or on any free port) answering /healthz 200, as any web app might. */
+  async function impostor(port = 0): Promise<{ server: Server; port: number }> {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', info: { process: { status: 'up', pid: 1 } } }));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    return { server, port: (server.address() as { port: number }).port };
+  }
+
+  it('with the PORT it was given taken, stops before any work with one line naming PORT', async () => {
+    const other = await impostor();
+    try {
+      const qs = quickstart({ DROVER_HOME: mkdtempSync(join(tmpdir(), 'drover-home-')), PORT: String(other.port) });
+      expect(await qs.exited).toBe(1);
+      expect(qs.output().trim()).toMatch(
+        new RegExp(
+          `^drover: PORT=${other.port} is taken by another process: stop it, or start on a free port: PORT=\\d+ npm start$`,
+        ),
+      );
+    } finally {
+      other.server.close();
+    }
+  });
+
+  it('with port 3000 taken and no PORT set, starts on a free port and says which', async () => {
+    // Hold 3000 unless something on this machine already does: either way it is taken.
+    const held = await impostor(3000).catch(() => undefined);
+    const home = mkdtempSync(join(tmpdir(), 'drover-home-'));
+    const qs = quickstart({ DROVER_HOME: home });
+    try {
+      await waitFor('the port note', () => /using PORT=(\d+)/.exec(qs.output())?.[1], { timeoutMs: 10_000 });
+      const port = Number(/using PORT=(\d+)/.exec(qs.output())![1]);
+      expect(port).not.toBe(3000);
+      expect(qs.output()).toContain(`drover: port 3000 is taken by another process: using PORT=${port}`);
+      await waitFor('ready banner', () => /Drover is up/.test(qs.output()), { timeoutMs: 60_000 });
+      expect(qs.output()).toContain(`answers on port ${port}`);
+      expect(qs.output()).toContain(`npx drover --api-url http://127.0.0.1:${port} status`);
+      expect(qs.output()).not.toContain('EADDRINUSE');
+      qs.child.kill('SIGINT');
+      expect(await qs.exited).toBe(0);
+    } finally {
+      if (qs.child.exitCode === null) qs.child.kill('SIGKILL');
+      held?.server.close();
     }
   });
 

@@ -1,7 +1,7 @@
 import type { ApiRole } from '@drover/config';
 
 /**
- * The route table of the product spec (§5 "API"), as data: the contract test
+ * The product's route table (the routes docs/api.md documents, "Routes"), as data: the contract test
  * (test/api/contract.e2e-spec.ts) asserts the generated OpenAPI document has every row with its
  * role. Paths are the document's (`/api/v1` prefix, `{param}` templates). Besides method, path and
  * role, a row lists only what the table itself fixes: query parameters, body fields, request
@@ -102,7 +102,11 @@ export const EXTRA_ROUTES: { method: SpecRoute['method']; path: string; why: str
     path: '/api/v1/operations/{id}',
     why: 'the table says bulk replays answer 202 with an operation id; this reads that operation',
   },
-  { method: 'POST', path: '/api/v1/session', why: 'the web console (§5, issue #15) logs in with a token for a cookie' },
+  {
+    method: 'POST',
+    path: '/api/v1/session',
+    why: 'the web console (docs/console.md) logs in with a token for a cookie',
+  },
   {
     method: 'GET',
     path: '/api/v1/session',

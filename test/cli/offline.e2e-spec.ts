@@ -44,6 +44,33 @@ describe('the built drover binary, offline', () => {
     );
   });
 
+  it("reports every problem of a file in one pass, in Drover's words", () => {
+    // A misspelt `cronn:` used to hide the undefined queue until it was fixed and the file run again.
+    const file = join(mkdtempSync(join(tmpdir(), 'drover-cli-e2e-')), 'drover.yaml');
+    writeFileSync(
+      file,
+      'queues: [{ name: default, concurrency: 0 }]\nroutines:\n' +
+        '  - { name: nightly, jobType: noop, queue: reports, trigger: { kind: cron, cronn: "0 2 * * *" } }\n' +
+        '  - { name: ping, queue: default, trigger: { kind: interval, everyMs: "5s" } }\n',
+    );
+    const run = drover(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toBe(
+      [
+        `${file}: queues[default].concurrency: must be greater than 0`,
+        `${file}: routines[nightly].trigger.cron: missing (a string is required)`,
+        `${file}: routines[nightly].trigger: unknown field "cronn"; did you mean "cron"?`,
+        `${file}: routines[ping].jobType: missing (a string is required)`,
+        `${file}: routines[ping].trigger.everyMs: must be a number, not a string`,
+        `${file}: routines[nightly].queue: queue "reports" is not defined; defined queues: default`,
+        `drover: ${file} is invalid (6 problems)`,
+        '',
+      ].join('\n'),
+    );
+    expect(run.err).not.toMatch(/Invalid input|received/);
+  });
+
   it("refuses a routine over core's limits, naming the field and the limit (as the api and the client do)", () => {
     const labels = Array.from({ length: 65 }, (_, i) => `      k${i}: v`).join('\n');
     const file = join(mkdtempSync(join(tmpdir(), 'drover-cli-e2e-')), 'drover.yaml');

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -30,6 +30,7 @@ import {
  * hand checked on what is rendered, not on the source files.
  */
 const VALIDATE = join(ROOT, 'scripts', 'k8s', 'validate-manifests.mjs');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 function validate(...sources: string[]): { status: number | null; out: string } {
   const res = spawnSync(process.execPath, [VALIDATE, ...sources], { cwd: ROOT, encoding: 'utf8' });
@@ -160,7 +161,8 @@ describe.each(OVERLAYS)('overlays/%s renders a deployment an SRE would accept', 
 
     it('runs its app from the one image and listens on the port named http', () => {
       expect(pod.containers).toHaveLength(1);
-      expect(container.image).toMatch(/^ghcr\.io\/drover\/drover[:@]/);
+      // The image `npm run image` builds without --registry (docs/deploy.md); a version bump moves the overlays too.
+      expect(container.image).toBe(`drover:${VERSION}`);
       expect(container.command).toBeUndefined(); // the image's entrypoint (tini -- node) runs the args
       expect(container.args).toEqual([`dist/apps/${app}/main.js`]);
       // PORT is set explicitly: the probes and Services reach the app where the app listens.

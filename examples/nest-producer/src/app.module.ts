@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DroverModule } from '@drover/client';
+import { greetJob } from '../../shared/greet.job';
+import { GreeterService } from './greeter.service';
 import { sleepJob } from './jobs';
 import { NapService } from './nap.service';
 import { SETTINGS, settingsFromEnv, type Settings } from './settings';
@@ -17,10 +19,10 @@ class SettingsModule {}
         redis: s.redisUrl,
         prefix: s.droverPrefix,
         name: 'nest-producer-example',
-        contracts: [sleepJob],
+        contracts: [sleepJob, greetJob],
       }),
     }),
   ],
-  providers: [NapService],
+  providers: [NapService, GreeterService],
 })
 export class AppModule {}

@@ -24,6 +24,14 @@ export class DroverApiError extends Error {
     this.name = 'DroverApiError';
   }
 
+  /**
+   * The stable code of the Drover error the server answered with (`'routine-not-found'`, …; see
+   * docs/errors.md), to tell refusals apart without reading the detail; undefined for other answers.
+   */
+  get code(): Problem['code'] {
+    return this.problem.code;
+  }
+
   /** The invalid fields of a 400, `[{path: 'body.trigger.cron', message}]`; empty otherwise. */
   get fieldErrors(): NonNullable<Problem['errors']> {
     return this.problem.errors ?? [];

@@ -41,6 +41,19 @@ describe('createDroverApiClient', () => {
         res.end(JSON.stringify(page));
         return;
       }
+      if (req.url?.startsWith('/api/v1/routines/')) {
+        res.writeHead(404, { 'content-type': 'application/problem+json' });
+        res.end(
+          JSON.stringify({
+            type: 'urn:drover:problem:not-found',
+            title: 'Not found',
+            status: 404,
+            detail: 'routine "nightly" does not exist',
+            code: 'routine-not-found',
+          }),
+        );
+        return;
+      }
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html>bad gateway</html>');
     });
@@ -88,7 +101,19 @@ describe('createDroverApiClient', () => {
     });
     expect(apiErr.message).toBe('GET /api/v1/audit: 403 this route needs role admin');
     expect(apiErr.fieldErrors).toEqual([]);
+    expect(apiErr.code).toBeUndefined();
     expect(seen.at(-1)?.auth).toBeUndefined();
+  });
+
+  it('exposes the code of the Drover error the server answered with, typed from the document', async () => {
+    const err = await client
+      .GET('/api/v1/routines/{name}', { params: { path: { name: 'nightly' } } })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DroverApiError);
+    const code = (err as DroverApiError).code;
+    expect(code).toBe('routine-not-found');
+    // @ts-expect-error -- not a code the api answers with
+    expect(code === 'no-such-code').toBe(false);
   });
 
   it('makes a problem from a non-problem error answer (a proxy in between)', async () => {

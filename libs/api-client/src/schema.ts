@@ -600,6 +600,24 @@ export interface components {
       title: string;
       status: number;
       detail: string;
+      /**
+       * @description The stable code of the Drover error this answer is (docs/errors.md); absent for other answers.
+       * @enum {string}
+       */
+      code?:
+        | 'invalid-payload'
+        | 'invalid-options'
+        | 'invalid-routine'
+        | 'unknown-job-type'
+        | 'idempotency-key-conflict'
+        | 'run-not-found'
+        | 'routine-not-found'
+        | 'routine-version-conflict'
+        | 'unknown-queue'
+        | 'not-parked'
+        | 'duplicate-override'
+        | 'routine-not-triggerable'
+        | 'trigger-key-conflict';
       errors?: {
         path: string;
         message: string;

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from './errors/invalid-options.error';
+import { InvalidOptionsError } from '@drover/core';
 import { resolveEnqueueOptions, resolveListOptions, resolveWaitOptions } from './call-options';
 
 const NOW = 1_767_225_600_000;

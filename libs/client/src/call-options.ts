@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  InvalidOptionsError,
   boundedString,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   NAME_PATTERN,
@@ -10,7 +11,6 @@ import {
   type RunStatus,
 } from '@drover/core';
 import { startOf, type RunStart } from '@drover/store';
-import { InvalidOptionsError } from './errors/invalid-options.error';
 
 /** Options of `DroverClient.enqueue`. Times are epoch ms. */
 export interface EnqueueOptions {

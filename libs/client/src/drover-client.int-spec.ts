@@ -5,12 +5,16 @@ import { BullQueues, UnknownQueueError } from '@drover/store';
 import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
 import type { DroverClient } from './drover-client.service';
 import type { RunId } from './drover-run';
-import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
-import { InvalidOptionsError } from './errors/invalid-options.error';
-import { InvalidPayloadError, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PAYLOAD_BYTES } from '@drover/core';
-import { RunNotFoundError } from './errors/run-not-found.error';
+import {
+  IdempotencyKeyConflictError,
+  InvalidOptionsError,
+  InvalidPayloadError,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  RunNotFoundError,
+  UnknownJobTypeError,
+} from '@drover/core';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
-import { UnknownJobTypeError } from './errors/unknown-job-type.error';
 import { defineQueues, gate, reportsGenerate, startProducer, startWorker, starts } from '../test/client-test-harness';
 
 const QUEUES = [{ name: 'default' }, { name: 'reports' }, { name: 'serial', concurrency: 1 }];

@@ -1,6 +1,11 @@
 import {
+  IdempotencyKeyConflictError,
+  InvalidOptionsError,
+  InvalidRoutineError,
   pauseFromRequest,
+  RunNotFoundError,
   secureRandomSource,
+  UnknownJobTypeError,
   validatePayload,
   validateRoutine,
   type JobContract,
@@ -35,12 +40,7 @@ import {
   type WaitOptions,
 } from './call-options';
 import type { DroverRun, RunId } from './drover-run';
-import { IdempotencyKeyConflictError } from './errors/idempotency-key-conflict.error';
-import { InvalidOptionsError } from './errors/invalid-options.error';
-import { InvalidRoutineError } from './errors/invalid-routine.error';
-import { RunNotFoundError } from './errors/run-not-found.error';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
-import { UnknownJobTypeError } from './errors/unknown-job-type.error';
 import type { ResolvedDroverOptions } from './resolve-options';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any contract, whatever its payload types

@@ -6,7 +6,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { DroverClient } from './drover-client.service';
 import { DroverModule } from './drover.module';
-import { InvalidOptionsError } from './errors/invalid-options.error';
+import { InvalidOptionsError } from '@drover/core';
 import { defineQueues, startProducer, startWorker } from '../test/client-test-harness';
 
 /** Names of the Redis connections whose client name starts with `drover:<name>:`. */

@@ -1,9 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { InvalidPayloadError, MAX_PAYLOAD_BYTES } from '@drover/core';
-import { RoutineNotFoundError, RoutineNotTriggerableError } from '@drover/store';
+import { InvalidPayloadError, InvalidRoutineError, MAX_PAYLOAD_BYTES, RoutineNotFoundError } from '@drover/core';
+import { RoutineNotTriggerableError } from '@drover/store';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import type { DroverClient } from './drover-client.service';
-import { InvalidRoutineError } from './errors/invalid-routine.error';
 import { defineQueues, startProducer, startWorker, starts } from '../test/client-test-harness';
 
 describe('DroverClient routines with a real redis-server and a worker runtime', () => {

@@ -4,16 +4,21 @@ export * from './drover-options';
 export * from './drover-client.service';
 export * from './drover-run';
 export type { EnqueueOptions, ListRunsOptions, WaitOptions } from './call-options';
-export * from './errors/invalid-options.error';
-export * from './errors/unknown-job-type.error';
-export * from './errors/idempotency-key-conflict.error';
-export * from './errors/run-not-found.error';
 export * from './errors/run-wait-timeout.error';
-export * from './errors/invalid-routine.error';
-// What a producer needs from the rest of Drover, so `@drover/client` is the only import.
+// What a producer needs from the rest of Drover, so `@drover/client` is the only import: every
+// error a call may throw is here too, so `instanceof` works with this import alone.
 export {
   defineJob,
+  DroverError,
+  IdempotencyKeyConflictError,
+  InvalidOptionsError,
   InvalidPayloadError,
+  InvalidRoutineError,
+  RoutineNotFoundError,
+  RoutineVersionConflictError,
+  RunNotFoundError,
+  UnknownJobTypeError,
+  type DroverErrorCode,
   type PayloadIssue,
   type JobContract,
   type JobContractSchemas,
@@ -29,9 +34,7 @@ export {
 } from '@drover/core';
 export {
   DuplicateOverrideError,
-  RoutineNotFoundError,
   RoutineNotTriggerableError,
-  RoutineVersionConflictError,
   UnknownQueueError,
   type CancelOutcome,
   type CancelResult,

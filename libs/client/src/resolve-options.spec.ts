@@ -1,8 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
-import { defineJob } from '@drover/core';
+import { defineJob, InvalidOptionsError } from '@drover/core';
 import { makeTestCerts, type TestCerts } from '@drover/testing';
-import { InvalidOptionsError } from './errors/invalid-options.error';
 import { resolveOptions } from './resolve-options';
 
 const issuesOf = (raw: unknown): string[] => {

@@ -1,8 +1,7 @@
-import { DEFAULT_QUEUE, NAME_PATTERN, type JobContract } from '@drover/core';
+import { DEFAULT_QUEUE, InvalidOptionsError, NAME_PATTERN, type JobContract } from '@drover/core';
 import type { BorrowedClient, RedisClient } from '@drover/redis';
 import type { RedisTarget } from '@drover/config';
 import type { DroverModuleOptions, RedisNode } from './drover-options';
-import { InvalidOptionsError } from './errors/invalid-options.error';
 import { resolveTls } from './resolve-tls';
 
 /** {@link DroverModuleOptions} checked and defaulted. */

@@ -1,8 +1,14 @@
+import { DroverError } from '@drover/core';
+
 /**
  * A configuration problem the process cannot start with. The message is one line that names
  * the variable (or file field), says what is wrong and shows a valid example.
  */
-export class ConfigError extends Error {
+export class ConfigError extends DroverError {
+  get code() {
+    return 'invalid-config' as const;
+  }
+
   constructor(
     readonly variable: string,
     readonly problem: string,

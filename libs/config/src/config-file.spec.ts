@@ -74,7 +74,10 @@ describe('DROVER_CONFIG files', () => {
     const result = checkBundleText(text);
     expect(result).toEqual({
       ok: false,
-      issues: [{ path: 'routines[a].trigger', message: 'unknown field "tzz"; did you mean "tz"?' }],
+      issues: [
+        { path: 'routines[a].trigger', message: 'unknown field "tzz"; did you mean "tz"?' },
+        { path: 'routines[a].queue', message: 'queue "nope" is not defined; defined queues: (none)' },
+      ],
     });
     expect(checkBundleText('{"queues": ', 'json')).toEqual({
       ok: false,

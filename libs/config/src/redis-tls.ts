@@ -1,5 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { DroverError } from '@drover/core';
 
 /**
  * TLS material for Redis connections beyond what the `rediss://` scheme says, as PEM text.
@@ -44,7 +45,11 @@ export function pemPairProblem(parts: { cert?: unknown; key?: unknown }): string
   return undefined;
 }
 
-export class TlsFileError extends Error {
+export class TlsFileError extends DroverError {
+  get code() {
+    return 'unusable-tls-file' as const;
+  }
+
   constructor(
     readonly part: TlsPemPart,
     readonly problem: string,

@@ -13,7 +13,7 @@ export const METRIC = {
   leaseReclaimsTotal: 'drover_lease_reclaims_total',
   routines: 'drover_routines',
   workerActiveJobs: 'drover_worker_active_jobs',
-  // Beyond §6, needed by dashboards and alerts; same labelling rules apply.
+  // Needed by the dashboards and alerts (docs/observability.md lists them all); same labelling rules apply.
   watchdogRepairsTotal: 'drover_watchdog_repairs_total',
   queueWorkers: 'drover_queue_workers',
   queueGlobalConcurrency: 'drover_queue_global_concurrency',

@@ -1,6 +1,11 @@
 import { Controller, Get, Global, Header, Module, Res } from '@nestjs/common';
-import type { Response } from 'express';
 import { DroverMetrics } from './drover-metrics';
+
+/** What the scrape needs of Express's response; no `express` types, so a package user needs no @types/express. */
+interface ScrapeResponse {
+  setHeader(name: string, value: string): unknown;
+  send(body: string): unknown;
+}
 
 @Controller()
 export class MetricsController {
@@ -8,7 +13,7 @@ export class MetricsController {
 
   @Get('metrics')
   @Header('Cache-Control', 'no-store')
-  async scrape(@Res() res: Response): Promise<void> {
+  async scrape(@Res() res: ScrapeResponse): Promise<void> {
     const { contentType, body } = await this.metrics.expose();
     res.setHeader('Content-Type', contentType);
     res.send(body);

@@ -47,7 +47,18 @@ export async function runApp(spec: AppSpec): Promise<INestApplication> {
   spec.configure?.(app);
   installShutdown(app, logger, env.shutdownGraceMs);
   const port = env.port ?? spec.defaultPort;
-  await app.listen(port, '0.0.0.0');
+  try {
+    await app.listen(port, '0.0.0.0');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    // The one thing to change is PORT: say so in one line, not with a stack.
+    logger.fatal({ port }, `PORT=${port} is taken by another process: stop it or set PORT to a free port`);
+    // Already started: hand back the leader lease and any claimed run before going.
+    setTimeout(() => process.exit(1), 5_000).unref();
+    await app.close().catch(() => undefined);
+    logger.flush?.();
+    process.exit(1);
+  }
   logger.info({ port, redis: env.redis.kind, prefix: env.prefix }, `drover ${spec.name} listening on :${port}`);
   return app;
 }

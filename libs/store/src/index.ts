@@ -5,13 +5,8 @@
 export { StoreModule } from './store.module';
 export { createStores, type Stores } from './create-stores';
 
-// Routines: definitions and scheduling state, their statistics, and the errors a write may throw.
-export {
-  RoutineStore,
-  RoutineNotFoundError,
-  RoutineVersionConflictError,
-  type ApplyDiff,
-} from './routines/routine.store';
+// Routines: definitions and scheduling state and their statistics (a write's errors are core's).
+export { RoutineStore, type ApplyDiff } from './routines/routine.store';
 export { type RoutineState } from './routines/routine-record';
 export { RoutineStatsStore, type StatsBatch } from './routines/routine-stats.store';
 

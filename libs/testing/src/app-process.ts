@@ -32,18 +32,19 @@ export interface AppProcess {
 }
 
 /**
- * Starts `node dist/apps/<name>/main.js` (run `npm run build` first) with the given env and a
+ * Starts `node dist/apps/<name>/main.js` (run `npm run build` first), or `entry` (an app outside the
+ * repository's apps, e.g. an example's build, run from its own directory), with the given env and a
  * free port; waits for `/readyz` unless `waitReady` is false.
  */
 export async function startApp(
   name: string,
-  opts: { env?: Record<string, string>; waitReady?: boolean; readyTimeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; waitReady?: boolean; readyTimeoutMs?: number; entry?: string } = {},
 ): Promise<AppProcess> {
-  const entry = join(ROOT, 'dist', 'apps', name, 'main.js');
+  const entry = opts.entry ?? join(ROOT, 'dist', 'apps', name, 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` before e2e tests`);
   const port = opts.env?.PORT ? Number(opts.env.PORT) : await freePort();
   const child: ChildProcess = spawn(process.execPath, [entry], {
-    cwd: ROOT,
+    cwd: opts.entry ? dirname(entry) : ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...opts.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -15,6 +15,10 @@ export function recordSpent(job: Job, seconds: number): void {
 
 const spentOn = (job: Job): number | undefined => (job as JobWithSpent)[SPENT];
 
+/** A duration as a log line shows it: three significant digits (1.5, 0.0914), not the float's seventeen. */
+export const shownSeconds = (seconds: number | undefined): number | undefined =>
+  seconds === undefined ? undefined : Number(seconds.toPrecision(3));
+
 /**
  * Counts and logs each run outcome from BullMQ's worker events. `completed` and `failed` fire only
  * after BullMQ moved the job in Redis, so a duplicate delivery whose transition BullMQ refuses (its
@@ -47,7 +51,8 @@ export function watchOutcomes(
       durationMs: durationMs(job),
     });
     if (canceled) log.info(runFields(job), 'run canceled');
-    else if (log.isLevelEnabled('debug')) log.debug({ ...runFields(job), seconds: spentOn(job) }, 'run succeeded');
+    else if (log.isLevelEnabled('debug'))
+      log.debug({ ...runFields(job), seconds: shownSeconds(spentOn(job)) }, 'run succeeded');
   });
   worker.on('failed', (job, err) => {
     if (!job) return;

@@ -1,23 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
-import { InvalidPayloadError } from '@drover/core';
-import {
-  IdempotencyKeyConflictError,
-  InvalidOptionsError,
-  InvalidRoutineError,
-  RunNotFoundError,
-  UnknownJobTypeError,
-} from '@drover/client';
-import {
-  DuplicateOverrideError,
-  NotParkedError,
-  RoutineNotFoundError,
-  RoutineNotTriggerableError,
-  RoutineVersionConflictError,
-  TriggerKeyConflictError,
-  UnknownQueueError,
-} from '@drover/store';
-import { fieldErrorsOfMessages } from './field-errors';
+import { DroverError } from '@drover/core';
+import { ERROR_ANSWERS } from './error-answers';
 import { problem, ProblemError, type Problem } from './problem';
 
 export interface MappedError {
@@ -42,36 +26,15 @@ interface BodyParserError {
 }
 
 /**
- * Every error a route may raise, as the problem document the caller gets. Domain errors of the
- * stores and the client keep their one-line messages; only an error nobody foresaw is a 500, and
- * it never carries a stack or an internal message.
+ * Every error a route may raise, as the problem document the caller gets. A DroverError is
+ * answered by its code (ERROR_ANSWERS) and keeps its one-line message; only an error nobody
+ * foresaw is a 500, and it never carries a stack or an internal message.
  */
 export function mapError(err: unknown): MappedError {
   if (err instanceof ProblemError) return known(err.problem, err.headers);
-  if (err instanceof RoutineNotFoundError) return known(problem(404, err.message));
-  if (err instanceof RunNotFoundError) return known(problem(404, err.message));
-  if (err instanceof RoutineVersionConflictError) return known(problem(412, err.message));
-  if (err instanceof UnknownQueueError) return known(problem(404, err.message));
-  if (err instanceof NotParkedError) return known(problem(409, err.message));
-  if (err instanceof DuplicateOverrideError) return known(problem(409, err.message));
-  if (err instanceof RoutineNotTriggerableError) return known(problem(409, err.message));
-  if (err instanceof IdempotencyKeyConflictError) return known(problem(409, err.message));
-  if (err instanceof TriggerKeyConflictError) return known(problem(409, err.message));
-  if (err instanceof UnknownJobTypeError)
-    return known(problem(400, err.message, [{ path: 'body.jobType', message: err.message }]));
-  if (err instanceof InvalidRoutineError) {
-    return known(problem(400, err.message, fieldErrorsOfMessages(err.errors, 'body', /^routines\[[^\]]*\]\.?/)));
-  }
-  if (err instanceof InvalidOptionsError)
-    return known(problem(400, err.message, fieldErrorsOfMessages(err.issues, 'body')));
-  if (err instanceof InvalidPayloadError) {
-    return known(
-      problem(
-        400,
-        err.message,
-        err.issues.map((i) => ({ path: ['body', 'payload', ...i.path.map(String)].join('.'), message: i.message })),
-      ),
-    );
+  if (err instanceof DroverError) {
+    const answer = ERROR_ANSWERS[err.code];
+    if (answer) return known(problem(answer.status, err.message, answer.fields?.(err), err.code));
   }
   if (err instanceof ThrottlerException) {
     return known(problem(429, 'too many mutating requests for this token; retry later'), { 'Retry-After': '1' });

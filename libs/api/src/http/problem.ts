@@ -1,3 +1,5 @@
+import type { DroverErrorCode } from '@drover/core';
+
 /** One invalid field of a request: where (`body.trigger.cron`, `query.page_size`) and what is wrong. */
 export interface FieldError {
   path: string;
@@ -10,6 +12,8 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
+  /** The code of the Drover error the answer is (docs/errors.md); absent for other answers. */
+  code?: DroverErrorCode;
   errors?: FieldError[];
 }
 
@@ -48,12 +52,13 @@ const SLUGS: Record<number, string> = {
 /** Problem `type` URIs are stable names (documented in docs/api.md), not fetchable pages. */
 export const problemType = (status: number): string => `urn:drover:problem:${SLUGS[status] ?? String(status)}`;
 
-export function problem(status: number, detail: string, errors?: FieldError[]): Problem {
+export function problem(status: number, detail: string, errors?: FieldError[], code?: DroverErrorCode): Problem {
   return {
     type: problemType(status),
     title: TITLES[status] ?? 'Error',
     status,
     detail,
+    ...(code && { code }),
     ...(errors && errors.length > 0 && { errors }),
   };
 }

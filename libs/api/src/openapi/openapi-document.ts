@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { z } from 'zod';
+import { ANSWERED_CODES } from '../http/error-answers';
 import type { Problem } from '../http/problem';
 import { ROUTE_SPEC, isMutating, type RouteSpec } from '../http/route-spec';
 import { JSON_TYPES } from '../http/configure-http';
@@ -54,6 +55,11 @@ const problemSchema: JsonSchema = {
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
+    code: {
+      type: 'string',
+      enum: ANSWERED_CODES,
+      description: 'The stable code of the Drover error this answer is (docs/errors.md); absent for other answers.',
+    },
     errors: {
       type: 'array',
       items: {

@@ -1,6 +1,5 @@
 import type { Request } from 'express';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@drover/core';
-import { RoutineVersionConflictError } from '@drover/store';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, RoutineVersionConflictError } from '@drover/core';
 import { ProblemError } from '../http/problem';
 
 /** The strong ETag of a routine version. */

@@ -1,23 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  InvalidRoutineError,
   pauseFromRequest,
   parseIsoInstant,
+  RoutineNotFoundError,
+  RoutineVersionConflictError,
   validateRoutine,
   type Random,
   type Routine,
   type RoutineRecord,
 } from '@drover/core';
-import { InvalidRoutineError } from '@drover/client';
 import { RANDOM } from '@drover/platform';
 import { Clock } from '@drover/redis';
-import {
-  QueueRegistry,
-  RoutineNotFoundError,
-  RoutineStore,
-  RoutineVersionConflictError,
-  RunStore,
-  triggerRoutine,
-} from '@drover/store';
+import { QueueRegistry, RoutineStore, RunStore, triggerRoutine } from '@drover/store';
 import { ApiEvents } from '@drover/store';
 import { isoOf } from '../http/api-time';
 import { ProblemError } from '../http/problem';

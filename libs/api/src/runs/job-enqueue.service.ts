@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { IdempotencyKeyConflictError, InvalidOptionsError } from '@drover/client';
-import { DEFAULT_QUEUE, priorityValue, secureRandomSource, validatePayload, type Priority } from '@drover/core';
+import {
+  DEFAULT_QUEUE,
+  IdempotencyKeyConflictError,
+  InvalidOptionsError,
+  priorityValue,
+  secureRandomSource,
+  validatePayload,
+  type Priority,
+} from '@drover/core';
 import { Clock } from '@drover/redis';
 import {
   adHocRun,

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RunNotFoundError } from '@drover/client';
+import { RunNotFoundError } from '@drover/core';
 import { QueueEventHub, RunStore, type RunView } from '@drover/store';
 import { SseStreams } from '../events/sse-streams';
 import type { SseStream } from '../events/sse-stream';

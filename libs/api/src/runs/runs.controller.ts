@@ -1,8 +1,7 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { RunNotFoundError } from '@drover/client';
-import { MAX_JOB_TYPE_LENGTH, NAME_PATTERN, RUN_STATUSES } from '@drover/core';
+import { MAX_JOB_TYPE_LENGTH, NAME_PATTERN, RUN_STATUSES, RunNotFoundError } from '@drover/core';
 import { RunStore } from '@drover/store';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';

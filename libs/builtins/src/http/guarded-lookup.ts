@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { addressProblem, type HostNaming } from './address-policy';
+import { DroverError } from '@drover/core';
 
 /** Every address a host name resolves to (`dns.lookup` with `all: true`, as the OS resolves it). */
 export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
@@ -11,7 +12,11 @@ export const systemResolveAll: ResolveAll = (hostname) =>
   );
 
 /** Outbound HTTP refused by DROVER_HTTP_ALLOW or the address rules: a policy answer, not a fault. */
-export class OutboundRefusedError extends Error {
+export class OutboundRefusedError extends DroverError {
+  get code() {
+    return 'outbound-refused' as const;
+  }
+
   constructor(message: string) {
     super(message);
     this.name = 'OutboundRefusedError';

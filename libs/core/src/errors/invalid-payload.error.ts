@@ -1,10 +1,15 @@
 import type { PayloadIssue } from '../model/payload.policy';
+import { DroverError } from './drover-error';
 
 /**
  * A payload that cannot be stored: not plain JSON, too large, or failing its job type's contract.
  * Thrown before anything is written. `issues` lists every problem; the message names the first few.
  */
-export class InvalidPayloadError extends Error {
+export class InvalidPayloadError extends DroverError {
+  get code() {
+    return 'invalid-payload' as const;
+  }
+
   constructor(
     readonly jobType: string,
     readonly issues: PayloadIssue[],

@@ -232,9 +232,51 @@ describe('parseBundle', () => {
     expect(parseBundle(raw, { checkQueueRefs: false }).ok).toBe(true);
   });
 
+  it("says what is wrong in Drover's words, not the schema library's", () => {
+    const raw = {
+      queues: [{ name: 'default', concurrency: 0, globalConcurrency: 1.5 }],
+      routines: [
+        { name: 'a', queue: 'default', trigger: { kind: 'cron' } },
+        { name: 'b', jobType: '', queue: 'default', system: 'yes', trigger: { kind: 'manual' } },
+        { name: 7, jobType: 'noop', queue: 'default', trigger: { kind: 'manual' } },
+      ],
+    };
+    const errors = errorsOf(raw);
+    expect(errors).toEqual([
+      'queues[default].concurrency: must be greater than 0',
+      'queues[default].globalConcurrency: must be an integer, not 1.5',
+      'routines[a].jobType: missing (a string is required)',
+      'routines[a].trigger.cron: missing (a string is required)',
+      'routines[b].jobType: must not be empty',
+      'routines[b].system: must be true or false, not a string',
+      'routines[2].name: must be a string, not an integer',
+    ]);
+    expect(errors.join('\n')).not.toMatch(/Invalid input|expected \w+, received/);
+  });
+
+  it('reports every problem at once: a misspelt field does not hide an undefined queue or a duplicate', () => {
+    const raw = {
+      queues: [{ name: 'default' }, { name: 'Bad Name' }, { name: 'reports', concurrency: 'x' }],
+      routines: [
+        { name: 'a', jobType: 'noop', queue: 'nope', trigger: { kind: 'cron', cronn: '0 2 * * *' } },
+        { name: 'b', jobType: 'noop', queue: 'reports', trigger: { kind: 'manual' } },
+        { name: 'b', jobType: 'noop', queue: 'default', trigger: { kind: 'manual' } },
+      ],
+    };
+    expect(errorsOf(raw)).toEqual([
+      expect.stringMatching(/^queues\[Bad Name\]\.name: "Bad Name" is not a valid name/),
+      'queues[reports].concurrency: must be a number, not a string',
+      'routines[a].trigger.cron: missing (a string is required)',
+      'routines[a].trigger: unknown field "cronn"; did you mean "cron"?',
+      'routines[b].name: defined more than once; routine names must be unique',
+      // A queue whose own name is wrong defines nothing; one with another wrong field does.
+      'routines[a].queue: queue "nope" is not defined; defined queues: default, reports',
+    ]);
+  });
+
   it('refuses non-object input and wrong shapes with what was expected', () => {
-    expect(errorsOf('queues: []')).toEqual(['(bundle): Invalid input: expected object, received string']);
-    expect(errorsOf({ queues: {} })).toEqual(['queues: Invalid input: expected array, received object']);
+    expect(errorsOf('queues: []')).toEqual(['(bundle): must be a mapping (field: value), not a string']);
+    expect(errorsOf({ queues: {} })).toEqual(['queues: must be a list, not a mapping']);
     expect(errorsOf({ queues: [{ name: 'q', backoff: { delayMs: 5000, maxDelayMs: 1000 } }] })).toEqual([
       'queues[q].backoff.maxDelayMs: must be >= delayMs',
     ]);

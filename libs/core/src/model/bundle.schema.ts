@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { bytesText, jsonBytes, MAX_ROUTINE_BYTES } from './limits';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
+import { droverIssueWords } from './issue-words';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
@@ -60,12 +61,62 @@ function routineSizeProblem(routine: Routine): string | undefined {
   return `the definition is ${bytes} bytes as JSON without its payload; the limit is ${bytesText(MAX_ROUTINE_BYTES)}`;
 }
 
+/** The names a bundle's checks across items read: queue names, and each routine's name and queue. */
+interface Names {
+  queues: string[];
+  routines: { name: string; queue?: string }[];
+}
+
+/** The names of the input as it is, for the items whose name (and queue) are strings at all. */
+function rawNames(raw: unknown): Names {
+  const list = (section: string): Record<string, unknown>[] => {
+    const items = (raw as Record<string, unknown> | null)?.[section];
+    return Array.isArray(items) ? items.filter((i): i is Record<string, unknown> => !!i && typeof i === 'object') : [];
+  };
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    queues: list('queues').flatMap((q) => str(q['name']) ?? []),
+    routines: list('routines').flatMap((r) => {
+      const name = str(r['name']);
+      return name === undefined ? [] : [{ name, queue: str(r['queue']) }];
+    }),
+  };
+}
+
+/**
+ * What no single item shows: duplicate names and routines on undefined queues. Run on the input as
+ * it is when fields failed too, so one pass reports every problem (a misspelt field does not hide
+ * an undefined queue); `reported` paths already have a problem and get no second one.
+ */
+function crossIssues(names: Names, resolved: ReturnType<typeof resolveValidationOptions>, reported: Set<string>) {
+  const issues: BundleIssue[] = [];
+  for (const name of duplicates(names.queues)) {
+    issues.push({ path: `queues[${name}].name`, message: 'defined more than once; queue names must be unique' });
+  }
+  for (const name of duplicates(names.routines.map((r) => r.name))) {
+    issues.push({ path: `routines[${name}].name`, message: 'defined more than once; routine names must be unique' });
+  }
+  if (resolved.checkQueueRefs) {
+    // A queue whose own name is wrong defines nothing (its problem is reported already).
+    const defined = names.queues.filter((q) => q !== '' && !reported.has(`queues[${q}].name`));
+    const known = new Set([...defined, ...resolved.knownQueues]);
+    for (const r of names.routines) {
+      const path = `routines[${r.name}].queue`;
+      if (r.queue === undefined || known.has(r.queue) || reported.has(path)) continue;
+      const list = [...known].sort().join(', ') || '(none)';
+      issues.push({ path, message: `queue "${r.queue}" is not defined; defined queues: ${list}` });
+    }
+  }
+  return issues;
+}
+
 /**
  * Validate a bundle `{queues: [...], routines: [...]}` (either list may be omitted) and fill in defaults.
  * Never throws. Each error names the item and field and says what would be valid, e.g.
  * `routines[nightly-backup].trigger.cron: "61 * * * *" is not a valid cron expression (minute must be 0-59); e.g. "0 2 * * *"`.
  * Also checks each routine's size (`MAX_ROUTINE_BYTES`), that names are unique and that each
- * routine's queue is defined (bundle or `opts.knownQueues`).
+ * routine's queue is defined (bundle or `opts.knownQueues`). Every problem comes back at once: the
+ * checks across items run on the input as it is when some field is wrong.
  */
 export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundleResult {
   const resolved = resolveValidationOptions(opts);
@@ -73,14 +124,13 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
     queues: z.array(queueSchema).default([]),
     routines: z.array(routineSchema(opts)).default([]),
   });
-  const result = schema.safeParse(raw ?? {});
+  const result = schema.safeParse(raw ?? {}, { error: droverIssueWords });
   if (!result.success) {
-    return failed(
-      result.error.issues.map((issue) => ({
-        path: renderPath(raw, issue.path),
-        message: renderMessage(issue, schema, raw),
-      })),
-    );
+    const issues = result.error.issues.map((issue) => ({
+      path: renderPath(raw, issue.path),
+      message: renderMessage(issue, schema, raw),
+    }));
+    return failed([...issues, ...crossIssues(rawNames(raw), resolved, new Set(issues.map((i) => i.path)))]);
   }
   const bundle = result.data;
   const issues: BundleIssue[] = [];
@@ -88,23 +138,8 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
     const message = routineSizeProblem(r);
     if (message) issues.push({ path: `routines[${r.name}]`, message });
   }
-  for (const name of duplicates(bundle.queues.map((q) => q.name))) {
-    issues.push({ path: `queues[${name}].name`, message: 'defined more than once; queue names must be unique' });
-  }
-  for (const name of duplicates(bundle.routines.map((r) => r.name))) {
-    issues.push({ path: `routines[${name}].name`, message: 'defined more than once; routine names must be unique' });
-  }
-  if (resolved.checkQueueRefs) {
-    const known = new Set([...bundle.queues.map((q) => q.name), ...resolved.knownQueues]);
-    for (const r of bundle.routines) {
-      if (!known.has(r.queue)) {
-        const list = [...known].sort().join(', ') || '(none)';
-        issues.push({
-          path: `routines[${r.name}].queue`,
-          message: `queue "${r.queue}" is not defined; defined queues: ${list}`,
-        });
-      }
-    }
-  }
+  issues.push(
+    ...crossIssues({ queues: bundle.queues.map((q) => q.name), routines: bundle.routines }, resolved, new Set()),
+  );
   return issues.length > 0 ? failed(issues) : { ok: true, bundle };
 }

@@ -1,7 +1,12 @@
 import type { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DroverError } from '@drover/core';
 
 /** Thrown at boot when two providers claim the same name for one kind of method. */
-export class DuplicateNameError extends Error {
+export class DuplicateNameError extends DroverError {
+  get code() {
+    return 'duplicate-name' as const;
+  }
+
   constructor(kind: string, name: string, a: string, b: string) {
     super(`${kind} "${name}" is registered twice (${a} and ${b}); names must be unique`);
     this.name = 'DuplicateNameError';

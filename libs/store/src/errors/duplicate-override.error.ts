@@ -1,5 +1,11 @@
+import { DroverError } from '@drover/core';
+
 /** An override for a selector routine's key that still has a run queued or running: nothing was written. */
-export class DuplicateOverrideError extends Error {
+export class DuplicateOverrideError extends DroverError {
+  get code() {
+    return 'duplicate-override' as const;
+  }
+
   constructor(
     readonly routine: string,
     readonly key: string,

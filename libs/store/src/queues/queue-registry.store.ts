@@ -1,4 +1,4 @@
-import { parseBundle, type Origin, type Queue, type QueueInput } from '@drover/core';
+import { DroverError, parseBundle, type Origin, type Queue, type QueueInput } from '@drover/core';
 import {
   ScriptCode,
   StaleLeaderError,
@@ -17,7 +17,11 @@ export interface QueueRecord {
 }
 
 /** Thrown when a run names a queue no policy defines. */
-export class UnknownQueueError extends Error {
+export class UnknownQueueError extends DroverError {
+  get code() {
+    return 'unknown-queue' as const;
+  }
+
   constructor(
     readonly queue: string,
     known: string[],

@@ -1,11 +1,16 @@
+import { DroverError, RoutineNotFoundError } from '@drover/core';
 import { DuplicateOverrideError } from '../errors/duplicate-override.error';
 import type { RunStore } from '../runs/run.store';
 import { newRunId } from '../run-maker/run-id';
 import { overrideDedup, runOfRoutine } from '../run-maker/routine-run';
-import { RoutineNotFoundError, type RoutineStore } from './routine.store';
+import type { RoutineStore } from './routine.store';
 
 /** Thrown when a manual trigger names a routine that cannot run (archived), or a key it has no use for. */
-export class RoutineNotTriggerableError extends Error {
+export class RoutineNotTriggerableError extends DroverError {
+  get code() {
+    return 'routine-not-triggerable' as const;
+  }
+
   constructor(
     readonly routine: string,
     readonly why: string,
@@ -19,7 +24,11 @@ export class RoutineNotTriggerableError extends Error {
  * Thrown when a trigger's idempotency key is already bound to a run of another routine (or an
  * ad-hoc run): the same key must mean the same operation. Nothing is written.
  */
-export class TriggerKeyConflictError extends Error {
+export class TriggerKeyConflictError extends DroverError {
+  get code() {
+    return 'trigger-key-conflict' as const;
+  }
+
   constructor(
     readonly idempotencyKey: string,
     readonly runId: string,

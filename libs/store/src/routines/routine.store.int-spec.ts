@@ -1,8 +1,8 @@
-import { parseBundle, type Routine } from '@drover/core';
+import { parseBundle, RoutineNotFoundError, RoutineVersionConflictError, type Routine } from '@drover/core';
 import { StaleLeaderError, type DroverKeys, type RedisConnections } from '@drover/redis';
 import { testStores } from '@drover/testing';
 import type { RunStore } from '../runs/run.store';
-import { RoutineNotFoundError, RoutineVersionConflictError, type RoutineStore } from './routine.store';
+import type { RoutineStore } from './routine.store';
 import { RoutineNotTriggerableError, triggerRoutine } from './routine-trigger';
 
 function routine(name: string, extra: Record<string, unknown> = {}): Routine {

@@ -1,6 +1,8 @@
 import {
   fileRoutineToApply,
   nextRoutineRecord,
+  RoutineNotFoundError,
+  RoutineVersionConflictError,
   upsertChange,
   type Origin,
   type Pause,
@@ -22,30 +24,6 @@ export interface ApplyDiff {
   updated: string[];
   removed: string[];
   unchanged: string[];
-}
-
-/** Thrown for an operation on a routine that does not exist. */
-export class RoutineNotFoundError extends Error {
-  constructor(readonly routine: string) {
-    super(`routine "${routine}" does not exist`);
-    this.name = 'RoutineNotFoundError';
-  }
-}
-
-/** Thrown when a write names the version it expects (If-Match) and the stored one differs. */
-export class RoutineVersionConflictError extends Error {
-  constructor(
-    readonly routine: string,
-    readonly expected: number,
-    readonly current: number,
-  ) {
-    super(
-      current === 0
-        ? `routine "${routine}" does not exist (expected version ${expected})`
-        : `routine "${routine}" is at version ${current}, not ${expected}: it changed meanwhile`,
-    );
-    this.name = 'RoutineVersionConflictError';
-  }
 }
 
 /** Options of a write: fenced by the leader's token (apply on election), or conditional on a version. */

@@ -8,12 +8,17 @@ import type { RunTombstones } from './run-tombstones';
 import { runFromJob, type RunView } from './run-view';
 import type { NewRun } from './run-writer';
 import { replayRunOf } from '../run-maker/replay-run';
+import { DroverError } from '@drover/core';
 
 /** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
 export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };
 
 /** Thrown when an operation needs a parked run and the run is not parked (or not in that queue). */
-export class NotParkedError extends Error {
+export class NotParkedError extends DroverError {
+  get code() {
+    return 'not-parked' as const;
+  }
+
   constructor(
     readonly id: string,
     readonly queue: string,

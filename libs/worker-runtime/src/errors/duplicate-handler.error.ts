@@ -1,5 +1,11 @@
+import { DroverError } from '@drover/core';
+
 /** Boot-time error: two providers declare a handler for the same job type. */
-export class DuplicateHandlerError extends Error {
+export class DuplicateHandlerError extends DroverError {
+  get code() {
+    return 'duplicate-handler' as const;
+  }
+
   constructor(
     readonly jobType: string,
     readonly handlers: string[],

@@ -1,8 +1,14 @@
+import { DroverError } from '@drover/core';
+
 /**
  * Thrown by a handler when retrying cannot help (bad input, a resource that is gone): the run
  * skips its remaining attempts and is parked with this error at once.
  */
-export class PermanentError extends Error {
+export class PermanentError extends DroverError {
+  get code() {
+    return 'permanent' as const;
+  }
+
   readonly permanent = true;
 
   constructor(message: string, options?: { cause?: unknown }) {

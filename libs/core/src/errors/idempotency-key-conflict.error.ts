@@ -1,8 +1,14 @@
+import { DroverError } from './drover-error';
+
 /**
  * Thrown by `enqueue` when its idempotency key is already bound to a run of another job type or
  * queue: the same key must mean the same operation. Nothing is written; `runId` is the bound run.
  */
-export class IdempotencyKeyConflictError extends Error {
+export class IdempotencyKeyConflictError extends DroverError {
+  get code() {
+    return 'idempotency-key-conflict' as const;
+  }
+
   constructor(
     readonly idempotencyKey: string,
     readonly runId: string,

@@ -1,8 +1,14 @@
+import { DroverError } from './drover-error';
+
 /**
  * Thrown by `enqueue` with a job type name that no registered contract declares, when the module
  * was configured with `strictJobTypes: true`; nothing is written.
  */
-export class UnknownJobTypeError extends Error {
+export class UnknownJobTypeError extends DroverError {
+  get code() {
+    return 'unknown-job-type' as const;
+  }
+
   constructor(
     readonly jobType: string,
     readonly known: string[],
