@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BullModule } from '@nestjs/bullmq';
 import { DiscoveryModule } from '@nestjs/core';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { WorkerRuntimeModule } from '../worker-runtime.module';
@@ -17,6 +16,10 @@ import { BullProcessors } from './bull-processors.service';
 @Module({})
 export class DroverBullModule {
   static forRoot(options: WorkerRuntimeOptions = {}): DynamicModule {
+    // Loaded here, not at the top: @nestjs/bullmq is an optional peer of the worker package, needed
+    // only by apps that use it (an app without it can still load everything else).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BullModule } = require('@nestjs/bullmq') as typeof import('@nestjs/bullmq');
     return {
       module: DroverBullModule,
       imports: [
