@@ -19,8 +19,17 @@ const transform: Config['transform'] = {
   ],
 };
 
+// @nestjs/bullmq ships ES modules only; Node loads them from CommonJS (require of ESM), Jest's
+// module runtime does not on this Node, so they are compiled to CommonJS like our sources.
+const ESM_PACKAGES = '@nestjs/(bullmq|bull-shared)';
+transform[`node_modules/${ESM_PACKAGES}/.+\\.js$`] = [
+  '@swc/jest',
+  { swcrc: false, module: { type: 'commonjs' }, jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } } },
+];
+
 const shared = {
   transform,
+  transformIgnorePatterns: [`/node_modules/(?!${ESM_PACKAGES}/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@drover/core/words$': '<rootDir>/libs/core/src/words',

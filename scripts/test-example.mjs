@@ -6,7 +6,10 @@
 //   - examples/nest-producer enqueues a `sleep` run through @drover/client; the shipped worker runs it;
 //   - examples/nest-worker, a worker app of the team's own on @drover/worker, runs a routine of its policy
 //     file, the producer's `example.greet` enqueue, retries and parks, serves drover_* metrics and drains
-//     on SIGTERM (scripts/lib/nest-worker-scenario.mjs).
+//     on SIGTERM (scripts/lib/nest-worker-scenario.mjs);
+//   - examples/nest-bullmq-migration, an app written the plain @nestjs/bullmq way, runs on @nestjs/bullmq
+//     alone, then switched to Drover by its module imports consumes the jobs left in its queue, retries and
+//     parks, and shows them as runs (scripts/lib/nest-bullmq-scenario.mjs).
 //
 //   node scripts/test-example.mjs            run the tests (builds dist/ first if it is missing)
 //   node scripts/test-example.mjs --relock   point the examples at the tarballs of the current version and
@@ -16,6 +19,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ExampleFailure, fail, installExample, makeWork, packInto, root, run, runNode } from './lib/example-kit.mjs';
 import { testNestWorker } from './lib/nest-worker-scenario.mjs';
+import { testNestBullmq } from './lib/nest-bullmq-scenario.mjs';
 
 const work = makeWork();
 const relock = process.argv.includes('--relock');
@@ -77,6 +81,9 @@ try {
 
     await testNestWorker({ work, tarballs, relock, testing, redis, producer: example, step });
     console.log(`example nest-worker: passed in ${elapsed()}`);
+
+    await testNestBullmq({ work, tarballs, relock, testing, redis, step });
+    console.log(`example nest-bullmq-migration: passed in ${elapsed()}`);
   } finally {
     await Promise.all(apps.map((a) => a.stop('SIGTERM')));
     await redis.stop();

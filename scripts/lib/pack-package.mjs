@@ -65,6 +65,9 @@ export function packPackage(def, outDir) {
       ...(def.peerDependencies.length && {
         peerDependencies: Object.fromEntries(def.peerDependencies.map((d) => [d, range(d)])),
       }),
+      ...(def.optionalPeers?.length && {
+        peerDependenciesMeta: Object.fromEntries(def.optionalPeers.map((d) => [d, { optional: true }])),
+      }),
     };
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
     copyFileSync(join(root, def.readme), join(stage, 'README.md'));

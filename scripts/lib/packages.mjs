@@ -28,7 +28,10 @@ export const PACKAGES = [
     readme: 'docs/worker.md',
     dependencies: ['@nestjs/terminus', 'cron-parser', 'helmet', 'pino', 'pino-pretty', 'prom-client', 'yaml'],
     // NestFactory.create loads @nestjs/platform-express by name: the app's HTTP adapter, one copy.
-    peerDependencies: [...NEST_PEERS, '@nestjs/platform-express', ...SHARED_PEERS],
+    // @nestjs/bullmq: only an app coming from it needs it (DroverBullModule loads it when used), and
+    // then its BullModule and Drover's must be one copy.
+    peerDependencies: [...NEST_PEERS, '@nestjs/platform-express', ...SHARED_PEERS, '@nestjs/bullmq'],
+    optionalPeers: ['@nestjs/bullmq'],
   },
   {
     name: '@drover/cli',

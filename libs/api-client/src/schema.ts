@@ -701,7 +701,7 @@ export interface components {
         /** Format: date-time */
         slot: string;
         /** @enum {string} */
-        source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+        source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
         runId: string;
         cancel: string[];
       }[];
@@ -769,7 +769,7 @@ export interface components {
       jobType: string;
       queue: string;
       /** @enum {string} */
-      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay';
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
       scheduledFor: string | null;
       /** @enum {string} */
       status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';

@@ -42,7 +42,13 @@ export { attemptOf, type RunView } from './runs/run-view';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
-export { canceledMarker, isCanceledMarker, type CanceledMarker, type RunJobData } from './runs/run-job-data';
+export {
+  canceledMarker,
+  isCanceledMarker,
+  runJobDataOf,
+  type CanceledMarker,
+  type RunJobData,
+} from './runs/run-job-data';
 export { decodeAttempts, encodeAttempt, type AttemptRecord } from './runs/attempt-log';
 export { cancelChannel, decodeCancel } from './runs/cancel-channel';
 

@@ -13,16 +13,24 @@ export class HandlerContext implements JobContext {
   private logger?: Logger;
   private info?: RunInfo;
 
+  /**
+   * @param job the run's BullMQ job, and `token` its lock: for a queue handler that works on the
+   *   job itself (a @nestjs/bullmq processor), never for `@JobHandler`s (they get `payload`).
+   * @param data the run record of the job's data (see runJobDataOf).
+   */
   constructor(
-    private readonly job: Job<RunJobData>,
+    readonly job: Job,
+    private readonly data: RunJobData,
     private readonly queue: string,
     private readonly attempt: number,
+    private readonly maxAttempts: number,
     private readonly abort: AttemptAbort,
     private readonly rootLog: Logger,
+    readonly token?: string,
   ) {}
 
   get run(): RunInfo {
-    this.info ??= runInfoOf(this.job, this.queue, this.attempt);
+    this.info ??= runInfoOf(this.job, this.data, this.queue, this.attempt, this.maxAttempts);
     return this.info;
   }
 
@@ -46,8 +54,7 @@ export class HandlerContext implements JobContext {
   }
 }
 
-export function runInfoOf(job: Job<RunJobData>, queue: string, attempt: number): RunInfo {
-  const d = job.data;
+export function runInfoOf(job: Job, d: RunJobData, queue: string, attempt: number, maxAttempts: number): RunInfo {
   const info: RunInfo = {
     id: job.id!,
     routine: d.routine ?? null,
@@ -55,7 +62,7 @@ export function runInfoOf(job: Job<RunJobData>, queue: string, attempt: number):
     queue,
     source: d.source ?? 'api',
     attempt,
-    maxAttempts: job.opts.attempts ?? 1,
+    maxAttempts,
     scheduledFor: d.scheduledFor ?? null,
     createdAt: job.timestamp,
   };

@@ -1,4 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Worker } from 'bullmq';
 import { DiscoveryService } from '@nestjs/core';
 import { DuplicateHandlerError } from './errors/duplicate-handler.error';
 import type { JobHandlerInterface } from './job-context';
@@ -13,12 +14,22 @@ export interface RegisteredHandler {
 }
 
 /**
+ * A handler of every job of one queue, whatever the job's name: how a @nestjs/bullmq processor
+ * works (see DroverBullModule). `attach` is handed each BullMQ Worker the runtime makes for the
+ * queue (a policy change makes a new one), e.g. to route the processor's worker events.
+ */
+export interface QueueHandler extends RegisteredHandler {
+  attach?(worker: Worker): void;
+}
+
+/**
  * Finds every `@JobHandler` provider at module init. Boot fails with a message naming the job
  * type and both classes when a job type has two handlers, or when a handler has no `handle`.
  */
 @Injectable()
 export class HandlerRegistry implements OnModuleInit {
   private readonly byType = new Map<string, RegisteredHandler>();
+  private readonly byQueue = new Map<string, QueueHandler>();
 
   constructor(private readonly discovery: DiscoveryService) {}
 
@@ -49,6 +60,32 @@ export class HandlerRegistry implements OnModuleInit {
 
   get(jobType: string): RegisteredHandler | undefined {
     return this.byType.get(jobType);
+  }
+
+  /** Makes `handler` take every job of `queue`; a queue has at most one. */
+  registerQueueHandler(queue: string, handler: QueueHandler): void {
+    const current = this.byQueue.get(queue);
+    if (current && current.instance !== handler.instance) {
+      throw new Error(
+        `queue "${queue}" has 2 processors (${current.name}, ${handler.name}); a queue needs exactly one`,
+      );
+    }
+    this.byQueue.set(queue, handler);
+  }
+
+  /** The queue's handler, if it has one (it takes every job there), else the job type's. */
+  forJob(queue: string, jobType: string): RegisteredHandler | undefined {
+    return this.byQueue.get(queue) ?? this.byType.get(jobType);
+  }
+
+  /** The handler of every job of `queue`, if one was registered. */
+  forQueue(queue: string): QueueHandler | undefined {
+    return this.byQueue.get(queue);
+  }
+
+  /** Queues that have a handler of their own, sorted. */
+  queues(): string[] {
+    return [...this.byQueue.keys()].sort();
   }
 
   jobTypes(): string[] {

@@ -13,3 +13,4 @@ export * from './queue-consumer';
 export * from './worker-runtime.options';
 export * from './worker-runtime.service';
 export * from './worker-runtime.module';
+export * from './bullmq/drover-bull.module';

@@ -1,6 +1,6 @@
 import type { Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import { attemptOf, isCanceledMarker, type RunJobData } from '@drover/store';
+import { attemptOf, isCanceledMarker, runJobDataOf, type RunJobData } from '@drover/store';
 import type { AttemptError } from './attempt-errors';
 import type { RunMetrics } from './run-metrics';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
@@ -40,13 +40,16 @@ export function watchOutcomes(
     queue,
     run: job.id,
     jobType: job.name,
-    routine: job.data?.routine ?? undefined,
+    routine: runJobDataOf(job.data).routine ?? undefined,
     attempt: attemptOf(job),
   });
   worker.on('completed', (job, result) => {
     const canceled = isCanceledMarker(result);
     metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
-    stats.observe(job.data?.routine, { status: canceled ? 'canceled' : 'succeeded', durationMs: durationMs(job) });
+    stats.observe(runJobDataOf(job.data).routine, {
+      status: canceled ? 'canceled' : 'succeeded',
+      durationMs: durationMs(job),
+    });
     if (canceled) log.info(runFields(job), 'run canceled');
     else if (log.isLevelEnabled('debug'))
       log.debug({ ...runFields(job), seconds: shownSeconds(spentOn(job)) }, 'run succeeded');
@@ -56,7 +59,7 @@ export function watchOutcomes(
     const decision = (err as AttemptError).decision;
     const parked = decision ? decision.action === 'park' : !!job.finishedOn;
     metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
-    if (parked) stats.observe(job.data?.routine, { status: 'parked', durationMs: durationMs(job) });
+    if (parked) stats.observe(runJobDataOf(job.data).routine, { status: 'parked', durationMs: durationMs(job) });
     if (parked) log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
     else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');
   });

@@ -9,6 +9,7 @@ import {
   canceledMarker,
   encodeAttempt,
   requestRefire,
+  runJobDataOf,
   type AttemptRecord,
   type CanceledMarker,
   type RunJobData,
@@ -128,6 +129,7 @@ export class QueueConsumer {
       removeOnComplete: { count: this.policy.retention.count },
     });
     watchOutcomes(worker, queue, metrics, this.deps.stats, log);
+    this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
     worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
     this.worker = worker;
@@ -203,7 +205,7 @@ export class QueueConsumer {
   private readonly backoff = (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob): number => {
     const decided = (err as AttemptError | undefined)?.decision;
     if (decided?.action === 'retry') return decided.delayMs;
-    const data = job?.data as RunJobData | undefined;
+    const data = job ? runJobDataOf(job.data) : undefined;
     const attempt = job && data ? attemptOf({ attemptsStarted: (job as Job).attemptsStarted, data }) : attemptsMade;
     return retryDelayMs(data?.backoff ?? this.policy.backoff, attempt, this.deps.random);
   };
@@ -213,7 +215,8 @@ export class QueueConsumer {
   private readonly process = async (job: Job<RunJobData>, token?: string): Promise<unknown> => {
     const { metrics, handlers, instanceId, pendingCancels, clock } = this.deps;
     const queue = this.policy.name;
-    const data = job.data;
+    // A job a plain BullMQ producer added is a run too (`source: bullmq`, its data the payload).
+    const data = runJobDataOf(job.data);
     // Not stored on the job (it would cost every queued run its compact encoding): BullMQ reads
     // the strategy from the job it holds in memory when an attempt fails.
     job.opts.backoff ??= DROVER_BACKOFF;
@@ -222,7 +225,7 @@ export class QueueConsumer {
       return this.holdUntilSlot(job, token, data.scheduledFor);
     }
     const attempt = attemptOf(job);
-    const maxAttempts = job.opts.attempts ?? 1;
+    const maxAttempts = this.maxAttemptsOf(job, data);
     const startedAt = now;
     metrics.activeDelta(queue, 1);
     try {
@@ -244,7 +247,7 @@ export class QueueConsumer {
           const refused = await this.refuseStaleArm(job);
           if (refused) return refused;
         }
-        const handler = handlers.get(job.name);
+        const handler = handlers.forJob(queue, job.name);
         if (this.interrupting) outcome = { kind: 'interrupted' };
         else if (!handler) {
           const known = handlers.jobTypes().join(', ') || '(none)';
@@ -255,7 +258,7 @@ export class QueueConsumer {
           const pending = executeAttempt({
             handler,
             payload: data.payload,
-            ctx: new HandlerContext(job, queue, attempt, abort, this.deps.log),
+            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, abort, this.deps.log, token),
             timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
             abort,
           });
@@ -272,6 +275,19 @@ export class QueueConsumer {
       metrics.activeDelta(queue, -1);
     }
   };
+
+  /**
+   * The run's attempts: the job's own `attempts` option (Drover always sets it), else, for a job a
+   * plain BullMQ producer added without one, what it was given at its first failure, else the
+   * queue's. Set on the job in memory so BullMQ's retry check agrees with Drover's decision.
+   */
+  private maxAttemptsOf(job: Job<RunJobData>, data: RunJobData): number {
+    // BullMQ stores `attempts: 0` on a job added without the option.
+    if (!job.opts.attempts) {
+      job.opts.attempts = data.maxAttempts ?? (data.source === 'bullmq' ? this.policy.maxAttempts : 1);
+    }
+    return job.opts.attempts;
+  }
 
   /**
    * A run handed out before its slot (this machine's clock runs ahead of the cluster's) goes back
@@ -316,7 +332,7 @@ export class QueueConsumer {
     job.stacktrace = [...(job.stacktrace ?? []), ...records.map(encodeAttempt)];
     if (attempt > maxAttempts) {
       const failure = { kind: 'lease-expired' } as const;
-      const backoff = job.data.backoff ?? this.policy.backoff;
+      const backoff = runJobDataOf(job.data).backoff ?? this.policy.backoff;
       throw attemptError(last, afterFailure({ attempt: last.attempt, maxAttempts }, failure, { backoff }, now));
     }
     job.stacktrace.push(encodeAttempt(last));
@@ -335,11 +351,13 @@ export class QueueConsumer {
         return outcome.result ?? null;
       case 'canceled':
         return canceledMarker(outcome.reason, this.deps.clock.now());
-      case 'interrupted':
-        await job.updateData({ ...job.data, interrupts: (job.data.interrupts ?? 0) + 1 });
+      case 'interrupted': {
+        const data = runJobDataOf(job.data);
+        await job.updateData({ ...data, interrupts: (data.interrupts ?? 0) + 1 });
         await job.moveToWait(token);
         // Tells BullMQ the job was moved already (it neither completes nor fails it).
         throw new WaitingError();
+      }
       case 'lease-lost':
         throw new LeaseLostError();
       case 'failed': {
@@ -353,7 +371,13 @@ export class QueueConsumer {
           failedAt: now,
           worker: this.deps.instanceId,
         };
-        const backoff = job.data.backoff ?? this.policy.backoff;
+        const data = runJobDataOf(job.data);
+        // A plain BullMQ job's attempts were the queue's when it first failed: kept on the run, so
+        // the run view and later attempts agree even if the queue's policy changes.
+        if (data.source === 'bullmq' && data.maxAttempts === undefined) {
+          await job.updateData({ ...data, maxAttempts });
+        }
+        const backoff = data.backoff ?? this.policy.backoff;
         throw attemptError(
           record,
           afterFailure({ attempt, maxAttempts }, outcome.failure, { backoff }, now, this.deps.random),

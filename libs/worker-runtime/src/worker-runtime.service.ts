@@ -177,14 +177,17 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
       this.limitsApplied = true;
     }
     const byName = new Map(defined.map((q) => [q.name, q]));
+    // A queue with a processor of its own (@nestjs/bullmq) is consumed like a defined one.
     const wanted = this.options.queues ?? this.config.env.queues;
-    if (!wanted) return byName;
+    if (!wanted && this.handlers.queues().every((name) => byName.has(name))) return byName;
+    const names = wanted ?? [...new Set([...byName.keys(), ...this.handlers.queues()])];
+    const where = wanted ? 'in DROVER_QUEUES' : 'of a processor';
     return new Map(
-      wanted.map((name) => {
+      names.map((name) => {
         const def = byName.get(name);
         if (!def && !this.warnedDefaults.has(name)) {
           this.warnedDefaults.add(name);
-          this.log.warn({ queue: name }, `queue "${name}" in DROVER_QUEUES has no policy; consuming it with defaults`);
+          this.log.warn({ queue: name }, `queue "${name}" ${where} has no policy; consuming it with defaults`);
         }
         return [name, def ?? queueSchema.parse({ name })];
       }),

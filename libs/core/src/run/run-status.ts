@@ -27,6 +27,6 @@ export const SETTLED_RUN_STATUSES: readonly RunStatus[] = [...FINAL_RUN_STATUSES
 /** ACTIVE: still scheduled, queued or running; what counts as "open" for overlap (`forbid`/`replace`). */
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['scheduled', 'queued', 'running'];
 
-/** What made a run. */
-export const RUN_SOURCES = ['schedule', 'catch-up', 'manual', 'api', 'replay'] as const;
+/** What made a run. `bullmq`: a job a plain BullMQ producer added to a Drover queue (`queue.add`). */
+export const RUN_SOURCES = ['schedule', 'catch-up', 'manual', 'api', 'replay', 'bullmq'] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { NewRun } from '../runs/run-writer';
-import type { RunJobData } from '../runs/run-job-data';
+import { runJobDataOf, type RunJobData } from '../runs/run-job-data';
 import { priorityValueOfBull } from '../runs/run-ids';
 import { newRunId } from './run-id';
 import { tracksOpenRuns } from './open-runs';
@@ -11,7 +11,7 @@ import { tracksOpenRuns } from './open-runs';
  * derives from when the job was parked, so a replay retried after a crash makes the same run.
  */
 export function replayRunOf(queue: string, job: Job<RunJobData>): NewRun {
-  const d = job.data;
+  const d = runJobDataOf(job.data);
   return {
     id: newRunId({ kind: 'replay', parkedId: job.id!, parkedAt: job.finishedOn ?? job.timestamp }),
     routine: d.routine ?? null,

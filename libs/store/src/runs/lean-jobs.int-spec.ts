@@ -142,4 +142,20 @@ describe.each([false, true])('lean job reads against a real redis-server (cluste
     // Read alone, a run is whole.
     expect((await runs.get('r-7'))!.payload).toEqual(payload);
   });
+
+  it("lists a plain BullMQ producer's jobs as bullmq runs, a large data left out like a payload", async () => {
+    const { runs, bull } = stores;
+    await bull.get('q').pause();
+    const small = await bull.get('q').add('welcome', { to: 'ada@example.com' });
+    const large = await bull.get('q').add('digest', { blob: big(200 * KiB) });
+    const views = await runs.listRecent({ queue: 'q', limit: 10 });
+    expect(views.find((v) => v.id === small.id)).toMatchObject({
+      source: 'bullmq',
+      payload: { to: 'ada@example.com' },
+    });
+    const listed = views.find((v) => v.id === large.id)!;
+    expect(listed).toMatchObject({ source: 'bullmq', jobType: 'digest', omitted: [{ field: 'payload' }] });
+    expect(listed.payload).toBeUndefined();
+    expect((await runs.get(large.id!))!.payload).toEqual({ blob: big(200 * KiB) });
+  });
 });

@@ -74,6 +74,17 @@ function omittedOf(flat: (string | number)[]): OmittedPart[] {
 }
 
 /**
+ * A record whose payload was left out is still Drover's (isRunJobData looks for the payload's
+ * key), and data left out whole is a plain producer's job whose data is its payload.
+ */
+function keepShape(job: Job, omitted: (string | number)[]): void {
+  for (let i = 0; i < omitted.length; i += 2) {
+    if (omitted[i] === 'payload') job.data = { ...(job.data as object), payload: undefined };
+    else if (omitted[i] === 'data') job.data = undefined;
+  }
+}
+
+/**
  * Reads jobs of one queue for a listing, with no value longer than {@link INLINE_CAP_BYTES} leaving
  * Redis (one Lua call per hundred jobs; the keys of a queue share a hash slot on Cluster). Answers
  * in the order of `ids`, undefined for a job that is gone.
@@ -95,6 +106,7 @@ export async function readLeanJobs(
       const hash: Record<string, string> = {};
       for (let f = 0; f + 1 < flat.length; f += 2) hash[flat[f]!] = flat[f + 1]!;
       const job = flat.length ? await decodeJob(q, batch[k]!, hash) : undefined;
+      if (job) keepShape(job, omitted);
       out.push(job?.id ? { job: job as Job<RunJobData> & { id: string }, omitted: omittedOf(omitted) } : undefined);
     }
   }

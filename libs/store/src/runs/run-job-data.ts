@@ -35,6 +35,11 @@ export interface RunJobData {
    * attemptsStarted counts them; Drover subtracts them so they do not use up the run's attempts.
    */
   interrupts?: number;
+  /**
+   * Only on a job a plain BullMQ producer added without `attempts`: the queue's maxAttempts when
+   * its first attempt failed (Drover's own runs carry theirs in job.opts.attempts).
+   */
+  maxAttempts?: number;
 }
 
 /**
@@ -51,4 +56,40 @@ export function canceledMarker(reason: string, at: number): CanceledMarker {
 
 export function isCanceledMarker(value: unknown): value is CanceledMarker {
   return typeof value === 'object' && value !== null && '$droverCanceled' in value;
+}
+
+/** Every field a Drover run's job data may hold: data with any other field is not Drover's. */
+const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
+  'routine',
+  'source',
+  'scheduledFor',
+  'createdBy',
+  'replayOf',
+  'payload',
+  'timeoutMs',
+  'backoff',
+  'av',
+  'key',
+  'cancel',
+  'interrupts',
+  'maxAttempts',
+]);
+
+/**
+ * Whether a job's data is a record Drover wrote: an object holding only Drover's fields and
+ * at least its payload. A job a plain BullMQ producer added (`queue.add(name, data)`) carries
+ * its own data instead, whatever its shape.
+ */
+export function isRunJobData(data: unknown): data is RunJobData {
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('payload' in data)) return false;
+  return Object.keys(data).every((k) => RUN_JOB_DATA_FIELDS.has(k));
+}
+
+/**
+ * The run record of a job's data. A job added by a plain BullMQ producer is a run too: an ad-hoc
+ * run whose payload is the job's data and whose source is `bullmq` (when Drover first has to
+ * write on such a job it stores this record, so it stays a `bullmq` run).
+ */
+export function runJobDataOf(data: unknown): RunJobData {
+  return isRunJobData(data) ? data : { payload: data, source: 'bullmq' };
 }

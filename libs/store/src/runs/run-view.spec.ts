@@ -108,4 +108,34 @@ describe('attemptOf', () => {
     expect(attemptOf({ attemptsStarted: 0, data: { source: 'api', payload: null } })).toBe(0);
     expect(attemptOf({ attemptsStarted: 3, data: { source: 'api', payload: null, interrupts: 1 } })).toBe(2);
   });
+
+  it('shows a job a plain BullMQ producer added as an ad-hoc run whose payload is its data', () => {
+    const plain = job({
+      id: '7',
+      name: 'welcome',
+      data: { to: 'ada@example.com', routine: 'not-a-routine' },
+      opts: { attempts: 0 },
+      attemptsStarted: 1,
+      processedOn: 1_200,
+    });
+    expect(runFromJob('mail', plain, 'active')).toMatchObject({
+      id: '7',
+      jobType: 'welcome',
+      queue: 'mail',
+      source: 'bullmq',
+      routine: null,
+      scheduledFor: null,
+      payload: { to: 'ada@example.com', routine: 'not-a-routine' },
+      status: 'running',
+      attempt: 1,
+      maxAttempts: 1,
+      createdAt: 1_100,
+    });
+    // Its attempts as the worker gave them at its first failure.
+    const stored = { payload: { to: 'ada@example.com' }, source: 'bullmq', maxAttempts: 3 };
+    expect(runFromJob('mail', { ...plain, data: stored, attemptsStarted: 2 }, 'active')).toMatchObject({
+      attempt: 2,
+      maxAttempts: 3,
+    });
+  });
 });

@@ -2,7 +2,7 @@ import type { ParkReason, Run, RunStatus } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
 import type { OmittedPart } from './lean-jobs';
 import { priorityValueOfBull } from './run-ids';
-import { isCanceledMarker, type RunJobData } from './run-job-data';
+import { isCanceledMarker, runJobDataOf, type RunJobData } from './run-job-data';
 
 /**
  * The run view of the API. Like core's `Run`, except that `scheduledFor` is null for ad-hoc runs,
@@ -29,7 +29,8 @@ export type BullJobState =
 export interface JobSnapshot {
   id?: string;
   name: string;
-  data: RunJobData;
+  /** Drover's run record, or the data of a job a plain BullMQ producer added (see runJobDataOf). */
+  data: RunJobData | unknown;
   opts: { attempts?: number; priority?: number };
   timestamp: number;
   delay?: number;
@@ -46,7 +47,7 @@ export interface JobSnapshot {
 
 /** The attempt a job is in (or last made), 1-based; 0 before its first start. */
 export function attemptOf(job: Pick<JobSnapshot, 'attemptsStarted' | 'data'>): number {
-  return Math.max(0, (job.attemptsStarted ?? 0) - (job.data.interrupts ?? 0));
+  return Math.max(0, (job.attemptsStarted ?? 0) - (runJobDataOf(job.data).interrupts ?? 0));
 }
 
 function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined {
@@ -80,8 +81,9 @@ function parkReason(errors: AttemptRecord[]): ParkReason {
 export function runFromJob(queue: string, job: JobSnapshot & { id: string }, state: BullJobState): RunView | undefined {
   const status = statusOf(state, job);
   if (!status) return undefined;
-  const d = job.data;
-  const maxAttempts = job.opts.attempts ?? 1;
+  const d = runJobDataOf(job.data);
+  // BullMQ stores `attempts: 0` on a job added without the option (one attempt, as 1 would be).
+  const maxAttempts = job.opts.attempts || d.maxAttempts || 1;
   const errors = decodeAttempts(job.stacktrace);
   const last = errors[errors.length - 1];
   const times = [job.timestamp, job.processedOn ?? 0, job.finishedOn ?? 0, last?.failedAt ?? 0];

@@ -154,7 +154,9 @@ export class RunWriter {
   private jobData(run: NewRun): RunJobData {
     // Absent = null (source: api); the job type is the job's name. Every byte here is read back on
     // every start, and keeps the job hash compact while the record stays within 64 bytes.
-    const data: RunJobData = { payload: run.payload };
+    // The payload is always written (null for none): a record without it would read as a job
+    // some plain BullMQ producer added (see isRunJobData).
+    const data: RunJobData = { payload: run.payload ?? null };
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
