@@ -393,6 +393,8 @@ describe('routines api: definitions, roles, drift and apply', () => {
         'deleteRoutine',
         'pauseRoutine',
         'resumeRoutine',
+        'archiveRoutine',
+        'unarchiveRoutine',
         'triggerRoutine',
         'backfillRoutine',
         'previewRoutine',

@@ -4,11 +4,22 @@ import { navigate } from '../router';
 import { useCan } from '../session';
 
 /**
- * Pause (with an optional note and end), resume and trigger for one routine: shown to operators
- * and admins only; the api refuses viewers anyway.
+ * Pause (with an optional note and end), resume and trigger for one routine, and on its own page
+ * (`archiving`) archive and unarchive: shown to operators and admins only (archiving a system
+ * routine to admins only), as the api allows. An archived routine offers only unarchive: the api
+ * refuses to trigger, pause or resume it.
  */
-export function RoutineActions({ routine, onChange }: { routine: Routine; onChange: () => void }) {
+export function RoutineActions({
+  routine,
+  onChange,
+  archiving = false,
+}: {
+  routine: Routine;
+  onChange: () => void;
+  archiving?: boolean;
+}) {
   const can = useCan('operator');
+  const admin = useCan('admin');
   const [pausing, setPausing] = useState(false);
   const [note, setNote] = useState('');
   const [until, setUntil] = useState('');
@@ -42,6 +53,32 @@ export function RoutineActions({ routine, onChange }: { routine: Routine; onChan
     });
   };
   const paused = routine.status === 'paused';
+  const archiveShown = archiving && (!routine.definition.system || admin);
+  const archive = (verb: 'archive' | 'unarchive') => {
+    if (verb === 'archive' && !window.confirm(`Archive ${routine.name}? It stops firing until unarchived.`)) return;
+    void act(() => ok(api.POST(`/api/v1/routines/{name}/${verb}`, path)));
+  };
+  if (routine.status === 'archived') {
+    return (
+      <div class="row-actions">
+        {archiveShown && (
+          <button
+            type="button"
+            disabled={busy}
+            aria-label={`Unarchive ${routine.name}`}
+            onClick={() => archive('unarchive')}
+          >
+            Unarchive
+          </button>
+        )}
+        {error && (
+          <span class="error" role="alert">
+            {error}
+          </span>
+        )}
+      </div>
+    );
+  }
   return (
     <div class="row-actions">
       <button type="button" disabled={busy} onClick={() => void trigger()} aria-label={`Trigger ${routine.name} now`}>
@@ -84,6 +121,11 @@ export function RoutineActions({ routine, onChange }: { routine: Routine; onChan
             Pause {routine.name}
           </button>
         </form>
+      )}
+      {archiveShown && (
+        <button type="button" disabled={busy} aria-label={`Archive ${routine.name}`} onClick={() => archive('archive')}>
+          Archive
+        </button>
       )}
       {error && (
         <span class="error" role="alert">

@@ -3336,6 +3336,8 @@ export interface operations {
       /** @description The archived routine */
       200: {
         headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4075,6 +4077,8 @@ export interface operations {
       /** @description The routine, active again */
       200: {
         headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {

@@ -14,6 +14,7 @@ import { BackfillSchema, nameParams, RoutineSchema, TriggerSchema } from './rout
 import { RoutinesService } from './routines.service';
 
 type Req_ = Request & AuthenticatedRequest;
+const ETAG = { ETag: 'The routine version, "<version>"' };
 
 const pauseRoutine = route({
   operationId: 'pauseRoutine',
@@ -54,7 +55,7 @@ const archiveRoutine = route({
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  responses: { 200: { description: 'The archived routine', schema: RoutineSchema } },
+  responses: { 200: { description: 'The archived routine', schema: RoutineSchema, headers: ETAG } },
 });
 
 const unarchiveRoutine = route({
@@ -67,7 +68,7 @@ const unarchiveRoutine = route({
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  responses: { 200: { description: 'The routine, active again', schema: RoutineSchema } },
+  responses: { 200: { description: 'The routine, active again', schema: RoutineSchema, headers: ETAG } },
 });
 
 const triggerRoutine = route({
