@@ -25,6 +25,7 @@ export function RoutineActions({
   const [until, setUntil] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   if (!can) return null;
   const path = { params: { path: { name: routine.name } } };
   const act = async (fn: () => Promise<unknown>) => {
@@ -54,10 +55,11 @@ export function RoutineActions({
   };
   const paused = routine.status === 'paused';
   const archiveShown = archiving && (!routine.definition.system || admin);
-  const archive = (verb: 'archive' | 'unarchive') => {
-    if (verb === 'archive' && !window.confirm(`Archive ${routine.name}? It stops firing until unarchived.`)) return;
-    void act(() => ok(api.POST(`/api/v1/routines/{name}/${verb}`, path)));
-  };
+  const archive = (verb: 'archive' | 'unarchive') =>
+    void act(async () => {
+      await ok(api.POST(`/api/v1/routines/{name}/${verb}`, path));
+      setConfirming(false);
+    });
   if (routine.status === 'archived') {
     return (
       <div class="row-actions">
@@ -123,9 +125,23 @@ export function RoutineActions({
         </form>
       )}
       {archiveShown && (
-        <button type="button" disabled={busy} aria-label={`Archive ${routine.name}`} onClick={() => archive('archive')}>
-          Archive
+        <button
+          type="button"
+          disabled={busy}
+          aria-expanded={confirming}
+          aria-label={`Archive ${routine.name}…`}
+          onClick={() => setConfirming(!confirming)}
+        >
+          Archive…
         </button>
+      )}
+      {archiveShown && confirming && (
+        <span class="inline-form">
+          It stops firing until unarchived; its runs stay.{' '}
+          <button type="button" disabled={busy} onClick={() => archive('archive')}>
+            Archive {routine.name}
+          </button>
+        </span>
       )}
       {error && (
         <span class="error" role="alert">
