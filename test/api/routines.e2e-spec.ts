@@ -393,8 +393,6 @@ describe('routines api: definitions, roles, drift and apply', () => {
         'deleteRoutine',
         'pauseRoutine',
         'resumeRoutine',
-        'archiveRoutine',
-        'unarchiveRoutine',
         'triggerRoutine',
         'backfillRoutine',
         'previewRoutine',
