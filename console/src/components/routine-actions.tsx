@@ -4,16 +4,28 @@ import { navigate } from '../router';
 import { useCan } from '../session';
 
 /**
- * Pause (with an optional note and end), resume and trigger for one routine: shown to operators
- * and admins only; the api refuses viewers anyway.
+ * Pause (with an optional note and end), resume and trigger for one routine, and on its own page
+ * (`archiving`) archive and unarchive: shown to operators and admins only (archiving a system
+ * routine to admins only), as the api allows. An archived routine offers only unarchive: the api
+ * refuses to trigger, pause or resume it.
  */
-export function RoutineActions({ routine, onChange }: { routine: Routine; onChange: () => void }) {
+export function RoutineActions({
+  routine,
+  onChange,
+  archiving = false,
+}: {
+  routine: Routine;
+  onChange: () => void;
+  archiving?: boolean;
+}) {
   const can = useCan('operator');
+  const admin = useCan('admin');
   const [pausing, setPausing] = useState(false);
   const [note, setNote] = useState('');
   const [until, setUntil] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   if (!can) return null;
   const path = { params: { path: { name: routine.name } } };
   const act = async (fn: () => Promise<unknown>) => {
@@ -42,6 +54,33 @@ export function RoutineActions({ routine, onChange }: { routine: Routine; onChan
     });
   };
   const paused = routine.status === 'paused';
+  const archiveShown = archiving && (!routine.definition.system || admin);
+  const archive = (verb: 'archive' | 'unarchive') =>
+    void act(async () => {
+      await ok(api.POST(`/api/v1/routines/{name}/${verb}`, path));
+      setConfirming(false);
+    });
+  if (routine.status === 'archived') {
+    return (
+      <div class="row-actions">
+        {archiveShown && (
+          <button
+            type="button"
+            disabled={busy}
+            aria-label={`Unarchive ${routine.name}`}
+            onClick={() => archive('unarchive')}
+          >
+            Unarchive
+          </button>
+        )}
+        {error && (
+          <span class="error" role="alert">
+            {error}
+          </span>
+        )}
+      </div>
+    );
+  }
   return (
     <div class="row-actions">
       <button type="button" disabled={busy} onClick={() => void trigger()} aria-label={`Trigger ${routine.name} now`}>
@@ -84,6 +123,25 @@ export function RoutineActions({ routine, onChange }: { routine: Routine; onChan
             Pause {routine.name}
           </button>
         </form>
+      )}
+      {archiveShown && (
+        <button
+          type="button"
+          disabled={busy}
+          aria-expanded={confirming}
+          aria-label={`Archive ${routine.name}…`}
+          onClick={() => setConfirming(!confirming)}
+        >
+          Archive…
+        </button>
+      )}
+      {archiveShown && confirming && (
+        <span class="inline-form">
+          It stops firing until unarchived; its runs stay.{' '}
+          <button type="button" disabled={busy} onClick={() => archive('archive')}>
+            Archive {routine.name}
+          </button>
+        </span>
       )}
       {error && (
         <span class="error" role="alert">

@@ -28,7 +28,10 @@ export function RoutineDetail({ name }: { name: string }) {
   const finished = (d?.runs ?? []).filter((r) => runDuration(r) !== undefined).reverse();
   const skipped = (d?.runs ?? []).filter((r) => r.status === 'skipped').slice(0, 10);
   return (
-    <Page title={`Routine ${name}`} actions={d && <RoutineActions routine={d.routine} onChange={res.reload} />}>
+    <Page
+      title={`Routine ${name}`}
+      actions={d && <RoutineActions routine={d.routine} onChange={res.reload} archiving />}
+    >
       <ErrorNote error={res.error} />
       {d && (
         <>

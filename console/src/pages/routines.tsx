@@ -21,13 +21,17 @@ export function triggerText(t: Routine['definition']['trigger']): string {
   }
 }
 
-async function loadAll(): Promise<Routine[]> {
+/** Every routine, archived ones only when asked for (the api leaves them out otherwise). */
+async function loadAll(archived: boolean): Promise<Routine[]> {
   const items: Routine[] = [];
   let token: string | undefined;
   do {
-    const page = await ok(
-      api.GET('/api/v1/routines', { params: { query: { page_size: 1000, ...(token && { page_token: token }) } } }),
-    );
+    const query = {
+      page_size: 1000,
+      ...(archived && { include: 'archived' as const }),
+      ...(token && { page_token: token }),
+    };
+    const page = await ok(api.GET('/api/v1/routines', { params: { query } }));
     items.push(...page.items);
     token = page.next_page_token;
   } while (token && items.length < 10_000);
@@ -38,7 +42,7 @@ export function Routines() {
   const { query } = useRoute();
   const [q, setQ] = useState(query.get('q') ?? '');
   const status = query.get('status') ?? '';
-  const res = useResource(loadAll, []);
+  const res = useResource(() => loadAll(status === 'archived'), [status === 'archived']);
   useLiveReload(['routine', 'run'], res.reload, (e) => e.kind === 'routine' || e.action === 'status');
   const needle = q.trim().toLowerCase();
   const shown = (res.data ?? []).filter(
@@ -65,7 +69,7 @@ export function Routines() {
         <label>
           Status
           <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">any</option>
+            <option value="">any but archived</option>
             {ROUTINE_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}

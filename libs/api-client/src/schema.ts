@@ -320,7 +320,7 @@ export interface paths {
     };
     /**
      * Routines, ordered by name, with cursor paging and filters
-     * @description `status`: active (and not disabled), paused, archived, or disabled (stopped after repeated launch failures). `label`: `key=value`.
+     * @description `status`: active (and not disabled), paused, archived, or disabled (stopped after repeated launch failures). Archived routines are left out unless `status=archived` or `include=archived`. `label`: `key=value`.
      */
     get: operations['listRoutines'];
     put?: never;
@@ -346,7 +346,7 @@ export interface paths {
     get: operations['getRoutine'];
     /**
      * Create or replace a routine
-     * @description The body is the whole definition (omitted fields take their defaults, `status` included, except `system`: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. A `system` routine — as stored or as written — is changed by admins only (403 for others).
+     * @description The body is the whole definition (omitted fields take their defaults, except `system`, and `status` of an archived routine: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. A `system` routine — as stored or as written — is changed by admins only (403 for others).
      */
     put: operations['putRoutine'];
     post?: never;
@@ -359,6 +359,26 @@ export interface paths {
      * @description A `system` routine — as stored or as written — is changed by admins only (403 for others).
      */
     patch: operations['patchRoutine'];
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a routine: it never fires, keeps its runs and history, and leaves default listings
+     * @description Its armed runs are withdrawn; manual triggers, backfills, pause and resume answer 409 until it is unarchived; edits keep it archived (a `PUT` without `status` too); an apply of the policy file does not unarchive it. Archiving an archived routine changes nothing (200). Archiving a `system` routine needs role admin.
+     */
+    post: operations['archiveRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/routines/{name}/backfill': {
@@ -492,6 +512,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/routines/{name}/unarchive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unarchive a routine: it is active again; slots it slept through are not caught up
+     * @description A routine that is not archived is answered as it is (200). Unarchiving a `system` routine needs role admin.
+     */
+    post: operations['unarchiveRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs': {
     parameters: {
       query?: never;
@@ -613,6 +653,7 @@ export interface components {
         | 'run-not-found'
         | 'routine-not-found'
         | 'routine-version-conflict'
+        | 'routine-archived'
         | 'unknown-queue'
         | 'not-parked'
         | 'duplicate-override'
@@ -1040,6 +1081,11 @@ export interface components {
         note?: string;
         /** Format: date-time */
         until?: string;
+      } | null;
+      archive: {
+        /** Format: date-time */
+        at: string;
+        by?: string;
       } | null;
       nextFireAt: string | null;
       lastRun: components['schemas']['RoutineLastRun'] | null;
@@ -2525,6 +2571,7 @@ export interface operations {
       query?: {
         queue?: string;
         status?: 'active' | 'paused' | 'archived' | 'disabled';
+        include?: 'archived';
         label?: string;
         page_size?: number;
         page_token?: string;
@@ -3275,6 +3322,84 @@ export interface operations {
       };
     };
   };
+  archiveRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The archived routine */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   backfillRoutine: {
     parameters: {
       query?: never;
@@ -3457,6 +3582,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description The routine is archived (unarchive it first) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description A problem (RFC 9457) */
       413: {
         headers: {
@@ -3623,6 +3757,15 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The routine is archived (unarchive it first) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3893,6 +4036,84 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  unarchiveRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The routine, active again */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -255,7 +255,8 @@ export class DroverClient {
   /**
    * Pauses a routine: it fires nothing until resumed (manual triggers still run). `note` says why;
    * `until` (a Date) resumes it by itself then.
-   * @throws RoutineNotFoundError, InvalidOptionsError (an `until` that is not in the future)
+   * @throws RoutineNotFoundError, InvalidOptionsError (an `until` that is not in the future),
+   * RoutineArchivedError (archived routines are unarchived through the API)
    */
   pauseRoutine(name: string, opts: { note?: string; until?: Date } = {}): Promise<RoutineRecord> {
     const now = this.now();
@@ -264,7 +265,7 @@ export class DroverClient {
     return this.connection.routines.pause(name, res.pause, now);
   }
 
-  /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError */
+  /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError, RoutineArchivedError */
   resumeRoutine(name: string): Promise<RoutineRecord> {
     return this.connection.routines.resume(name, this.now());
   }

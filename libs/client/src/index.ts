@@ -14,6 +14,7 @@ export {
   InvalidOptionsError,
   InvalidPayloadError,
   InvalidRoutineError,
+  RoutineArchivedError,
   RoutineNotFoundError,
   RoutineVersionConflictError,
   RunNotFoundError,

@@ -48,6 +48,7 @@ export * from './errors/drover-error';
 export * from './errors/run-not-found.error';
 export * from './errors/routine-not-found.error';
 export * from './errors/routine-version-conflict.error';
+export * from './errors/routine-archived.error';
 export * from './errors/invalid-options.error';
 export * from './errors/invalid-routine.error';
 export * from './errors/unknown-job-type.error';

@@ -27,6 +27,7 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
         ? `${ctx.ago(r.pause.at)}${r.pause.by ? ` by ${r.pause.by}` : ''}${r.pause.note ? `: ${r.pause.note}` : ''}`
         : '',
     ],
+    ['archived', r.archive ? `${ctx.ago(r.archive.at)}${r.archive.by ? ` by ${r.archive.by}` : ''}` : ''],
     ['trigger', describeTrigger(d.trigger)],
     ['job type', d.jobType],
     ['queue', d.queue ?? ''],
@@ -60,18 +61,20 @@ export function registerRoutines(program: Command, ctx: CliContext): void {
     .option('--queue <queue>', 'only this queue')
     .addOption(new Option('--status <status>', 'only this status').choices(ROUTINE_STATUSES))
     .option('--label <key=value>', 'only routines with this label')
+    .option('--all', 'archived routines too (left out unless --status archived)')
     .option('--limit <n>', 'at most this many', '1000')
     .addHelpText(
       'after',
-      '\nExamples:\n  drover routines ls --status paused\n  drover routines ls --label team=billing -o json',
+      '\nExamples:\n  drover routines ls --status paused\n  drover routines ls --all --label team=billing -o json',
     )
-    .action(async (o: { queue?: string; status?: RoutineStatus; label?: string; limit: string }) => {
+    .action(async (o: { queue?: string; status?: RoutineStatus; label?: string; all?: boolean; limit: string }) => {
       const limit = parseCount(o.limit, '--limit');
+      const include = o.all ? ('archived' as const) : undefined;
       const { items } = await collect(
         (page_token, page_size) =>
           ok(
             ctx.api.GET('/api/v1/routines', {
-              params: { query: { queue: o.queue, status: o.status, label: o.label, page_size, page_token } },
+              params: { query: { queue: o.queue, status: o.status, include, label: o.label, page_size, page_token } },
             }),
           ),
         limit,
@@ -189,6 +192,22 @@ Examples:
     .description('fire a paused routine again')
     .action(async (name: string) => {
       const r = await ok(ctx.api.POST('/api/v1/routines/{name}/resume', path(name)));
+      ctx.emit(r, () => `routine ${r.name} ${routineStatus(ctx, r)}, next fire ${ctx.ago(r.nextFireAt)}\n`);
+    });
+
+  routines
+    .command('archive <name>')
+    .description('stop a routine for good but keep its runs and history; hidden from ls unless --all')
+    .action(async (name: string) => {
+      const r = await ok(ctx.api.POST('/api/v1/routines/{name}/archive', path(name)));
+      ctx.emit(r, () => `routine ${r.name} ${routineStatus(ctx, r)}\n`);
+    });
+
+  routines
+    .command('unarchive <name>')
+    .description('make an archived routine active again (slots it slept through are not caught up)')
+    .action(async (name: string) => {
+      const r = await ok(ctx.api.POST('/api/v1/routines/{name}/unarchive', path(name)));
       ctx.emit(r, () => `routine ${r.name} ${routineStatus(ctx, r)}, next fire ${ctx.ago(r.nextFireAt)}\n`);
     });
 

@@ -54,6 +54,7 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'not-parked': { status: 409 },
   'duplicate-override': { status: 409 },
   'routine-not-triggerable': { status: 409 },
+  'routine-archived': { status: 409 },
   'trigger-key-conflict': { status: 409 },
   'stale-leader': null,
   'invalid-config': null,

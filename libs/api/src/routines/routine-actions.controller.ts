@@ -14,6 +14,7 @@ import { BackfillSchema, nameParams, RoutineSchema, TriggerSchema } from './rout
 import { RoutinesService } from './routines.service';
 
 type Req_ = Request & AuthenticatedRequest;
+const ETAG = { ETag: 'The routine version, "<version>"' };
 
 const pauseRoutine = route({
   operationId: 'pauseRoutine',
@@ -24,7 +25,10 @@ const pauseRoutine = route({
   role: 'operator',
   params: nameParams,
   body: pauseRequestSchema.optional(),
-  responses: { 200: { description: 'The paused routine', schema: RoutineSchema } },
+  responses: {
+    200: { description: 'The paused routine', schema: RoutineSchema },
+    409: { description: 'The routine is archived (unarchive it first)' },
+  },
 });
 
 const resumeRoutine = route({
@@ -35,7 +39,36 @@ const resumeRoutine = route({
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  responses: { 200: { description: 'The resumed routine', schema: RoutineSchema } },
+  responses: {
+    200: { description: 'The resumed routine', schema: RoutineSchema },
+    409: { description: 'The routine is archived (unarchive it first)' },
+  },
+});
+
+const archiveRoutine = route({
+  operationId: 'archiveRoutine',
+  method: 'POST',
+  path: ':name/archive',
+  summary: 'Archive a routine: it never fires, keeps its runs and history, and leaves default listings',
+  description:
+    'Its armed runs are withdrawn; manual triggers, backfills, pause and resume answer 409 until it is unarchived; edits keep it archived (a `PUT` without `status` too); an apply of the policy file does not unarchive it. Archiving an archived routine changes nothing (200). Archiving a `system` routine needs role admin.',
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  responses: { 200: { description: 'The archived routine', schema: RoutineSchema, headers: ETAG } },
+});
+
+const unarchiveRoutine = route({
+  operationId: 'unarchiveRoutine',
+  method: 'POST',
+  path: ':name/unarchive',
+  summary: 'Unarchive a routine: it is active again; slots it slept through are not caught up',
+  description:
+    'A routine that is not archived is answered as it is (200). Unarchiving a `system` routine needs role admin.',
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  responses: { 200: { description: 'The routine, active again', schema: RoutineSchema, headers: ETAG } },
 });
 
 const triggerRoutine = route({
@@ -103,6 +136,28 @@ export class RoutineActionsController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const routine = await this.routines.resume(params.name, req.principal!);
+    res.setHeader('ETag', etagOf(routine.version));
+    return routine;
+  }
+
+  @ApiRoute(archiveRoutine)
+  async archive(
+    @In() { params }: RouteInput<typeof archiveRoutine>,
+    @Req() req: Req_,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const routine = await this.routines.archive(params.name, 'archive', req.principal!);
+    res.setHeader('ETag', etagOf(routine.version));
+    return routine;
+  }
+
+  @ApiRoute(unarchiveRoutine)
+  async unarchive(
+    @In() { params }: RouteInput<typeof unarchiveRoutine>,
+    @Req() req: Req_,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const routine = await this.routines.archive(params.name, 'unarchive', req.principal!);
     res.setHeader('ETag', etagOf(routine.version));
     return routine;
   }

@@ -12,6 +12,8 @@ export type ListStatus = (typeof LIST_STATUSES)[number];
 export interface ListQuery {
   queue?: string;
   status?: ListStatus;
+  /** Without a `status`, archived routines are listed only when asked for. */
+  includeArchived?: boolean;
   /** `key=value`. */
   label?: { key: string; value: string };
   pageSize: number;
@@ -25,7 +27,7 @@ const STATE_CHUNK = 200;
 /**
  * Lists routines ordered by name with a cursor: filters on the definition first, then reads the
  * state (one pipelined round trip per chunk) and the newest run of the page's routines only.
- * `active` means active and not disabled.
+ * `active` means active and not disabled; archived routines are hidden unless asked for.
  */
 @Injectable()
 export class RoutineListing {
@@ -70,7 +72,7 @@ export class RoutineListing {
     if (q.label && d.labels[q.label.key] !== q.label.value) return false;
     if (q.status === 'paused' || q.status === 'archived') return d.status === q.status;
     if (q.status === 'active' || q.status === 'disabled') return d.status === 'active';
-    return true;
+    return d.status !== 'archived' || !!q.includeArchived;
   }
 
   private matchesState(state: RoutineState, status: ListStatus | undefined): boolean {

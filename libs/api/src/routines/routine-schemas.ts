@@ -36,6 +36,8 @@ export const RoutineSchema = named(
     pause: z
       .object({ at: iso, by: z.string().optional(), note: z.string().optional(), until: iso.optional() })
       .nullable(),
+    /** While archived: when and by whom (none for an archive the policy file made). */
+    archive: z.object({ at: iso, by: z.string().optional() }).nullable(),
     /** When it fires next; null while paused, disabled or archived, for manual routines and spent once routines. */
     nextFireAt: iso.nullable(),
     lastRun: LastRunSchema.nullable(),

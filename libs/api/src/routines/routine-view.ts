@@ -50,6 +50,10 @@ export function routineView(
             ...(p.until !== undefined && { until: iso(p.until) }),
           }
         : null,
+    archive:
+      rec.def.status === 'archived'
+        ? { at: iso(rec.archive?.at ?? rec.updatedAt), ...(rec.archive?.by && { by: rec.archive.by }) }
+        : null,
     nextFireAt: next === undefined ? null : iso(next),
     lastRun: lastRunOf(lastRun),
     createdAt: iso(rec.createdAt),

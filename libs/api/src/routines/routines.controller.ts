@@ -27,12 +27,13 @@ const listRoutines = route({
   path: '',
   summary: 'Routines, ordered by name, with cursor paging and filters',
   description:
-    '`status`: active (and not disabled), paused, archived, or disabled (stopped after repeated launch failures). `label`: `key=value`.',
+    '`status`: active (and not disabled), paused, archived, or disabled (stopped after repeated launch failures). Archived routines are left out unless `status=archived` or `include=archived`. `label`: `key=value`.',
   tag: 'routines',
   role: 'viewer',
   query: z.strictObject({
     queue: nameSchema.optional(),
     status: z.enum(LIST_STATUSES).optional(),
+    include: z.enum(['archived']).optional(),
     label: z
       .string()
       .regex(/^[^=]+=/, { message: 'must be key=value, e.g. team=payments' })
@@ -78,7 +79,7 @@ const putRoutine = route({
   path: ':name',
   summary: 'Create or replace a routine',
   description:
-    'The body is the whole definition (omitted fields take their defaults, `status` included, except `system`: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. ' +
+    'The body is the whole definition (omitted fields take their defaults, except `system`, and `status` of an archived routine: omitted, the stored value stays). Editing a file routine marks it drifted until the next apply. ' +
     SYSTEM_RULE,
   tag: 'routines',
   role: 'operator',
@@ -137,6 +138,7 @@ export class RoutinesController {
     return this.listing.list({
       queue: query.queue,
       status: query.status,
+      includeArchived: query.include === 'archived',
       label: query.label ? { key: query.label.slice(0, at), value: query.label.slice(at + 1) } : undefined,
       pageSize: query.page_size,
       after: query.page_token === undefined ? undefined : decodePageToken(query.page_token),
@@ -167,8 +169,11 @@ export class RoutinesController {
   ) {
     // The validated body has every default filled in: whether `system` was sent is the raw body's to say.
     const raw: unknown = req.body;
-    const systemGiven = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'system');
-    return this.answer(res, await this.routines.put(params.name, body, ifMatchOf(req), principal(req), systemGiven));
+    const given = (key: string) => typeof raw === 'object' && raw !== null && Object.hasOwn(raw, key);
+    return this.answer(
+      res,
+      await this.routines.put(params.name, body, ifMatchOf(req), principal(req), given('system'), given('status')),
+    );
   }
 
   @ApiRoute(patchRoutine)

@@ -99,7 +99,8 @@ export class RoutinesService {
   /**
    * PUT: creates or replaces; the body's name, if any, must be the path's. Without `system` in
    * the request (`systemGiven` false) the stored value stays: only an explicit `system: false`
-   * (by an admin) clears it.
+   * (by an admin) clears it. Likewise an archived routine stays archived unless `status` is sent
+   * (`statusGiven`): an edit does not bring it back to life.
    */
   async put(
     name: string,
@@ -107,12 +108,19 @@ export class RoutinesService {
     ifMatch: IfMatch | undefined,
     who: Principal,
     systemGiven: boolean,
+    statusGiven = true,
   ): Promise<WriteOutcome> {
     this.sameName(name, raw.name);
     const rec = await this.routines.get(name);
     this.requireSystemRights(who, name, rec?.def);
     const keepSystem = !systemGiven && rec?.def.system === true;
-    const def = await this.validate({ ...raw, name, ...(keepSystem && { system: true }) });
+    const keepArchived = !statusGiven && rec?.def.status === 'archived';
+    const def = await this.validate({
+      ...raw,
+      name,
+      ...(keepSystem && { system: true }),
+      ...(keepArchived && { status: 'archived' }),
+    });
     this.requireSystemRights(who, name, undefined, def);
     const ifVersion = versionToWrite(name, ifMatch, rec?.version ?? 0);
     const outcome = await this.routines.upsert(def, 'api', this.clock.now(), { ifVersion, by: who.name });
@@ -175,6 +183,24 @@ export class RoutinesService {
   async resume(name: string, who: Principal): Promise<RoutineAnswer> {
     const rec = await this.routines.resume(name, this.clock.now(), { by: who.name });
     await this.publish('resumed', name);
+    return this.view(name, rec);
+  }
+
+  /**
+   * Archives (or unarchives) a routine; a repeat changes nothing and answers it as it is. Either
+   * act on a `system` routine is an admin's: archiving stops it like a delete would.
+   */
+  async archive(name: string, act: 'archive' | 'unarchive', who: Principal): Promise<RoutineAnswer> {
+    const before = await this.require(name);
+    if (before.def.system)
+      this.auth.require(who, 'admin', `${act === 'archive' ? 'archiving' : 'unarchiving'} system routine "${name}"`);
+    const now = this.clock.now();
+    // Conditional on the version checked above: the routine cannot become system meanwhile.
+    const opts = { by: who.name, ifVersion: before.version };
+    const rec = await (act === 'archive'
+      ? this.routines.archive(name, now, opts)
+      : this.routines.unarchive(name, now, opts));
+    if (rec.version !== before.version) await this.publish(act === 'archive' ? 'archived' : 'unarchived', name);
     return this.view(name, rec);
   }
 

@@ -8,6 +8,7 @@ describe('the errors @drover/client exports', () => {
       'InvalidOptionsError',
       'InvalidPayloadError',
       'InvalidRoutineError',
+      'RoutineArchivedError',
       'RoutineNotFoundError',
       'RoutineNotTriggerableError',
       'RoutineVersionConflictError',

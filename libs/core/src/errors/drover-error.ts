@@ -14,6 +14,7 @@ export const DROVER_ERROR_CODES = [
   'run-not-found',
   'routine-not-found',
   'routine-version-conflict',
+  'routine-archived',
   // store
   'unknown-queue',
   'not-parked',

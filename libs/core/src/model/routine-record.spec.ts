@@ -1,4 +1,4 @@
-import { fileRoutineToApply, nextRoutineRecord, upsertChange, type RoutineRecord } from './routine-record';
+import { fileRoutineToApply, nextRoutineRecord, statusAfter, upsertChange, type RoutineRecord } from './routine-record';
 import { validateRoutine } from './routine-validation';
 import type { Routine } from './routine.schema';
 
@@ -100,5 +100,34 @@ describe('applying a policy file routine', () => {
     expect(fileRoutineToApply(record({ origin: 'file' }), routine()).unchanged).toBe(true);
     expect(fileRoutineToApply(record({ origin: 'api' }), routine()).unchanged).toBe(false);
     expect(fileRoutineToApply(record({ origin: 'file', drift: { at: 2 } }), routine()).unchanged).toBe(false);
+  });
+});
+
+describe('archiving a routine', () => {
+  const archived = (by?: string): RoutineRecord =>
+    record({ def: routine({ status: 'archived' }), archive: { at: 3, ...(by && { by }) } });
+
+  it('records who archived it and when, keeps that while it stays archived, and drops it otherwise', () => {
+    const rec = nextRoutineRecord(record(), { def: routine({ status: 'archived' }), origin: 'api' }, 7, 'alice');
+    expect(rec?.archive).toEqual({ at: 7, by: 'alice' });
+    const edited = nextRoutineRecord(rec, { def: routine({ status: 'archived', priority: 'high' }), origin: 'api' }, 9);
+    expect(edited?.archive).toEqual({ at: 7, by: 'alice' });
+    expect(nextRoutineRecord(edited, { def: routine(), origin: 'api' }, 11)?.archive).toBeUndefined();
+  });
+
+  it('refuses a pause or a resume of an archived routine; a repeated archive or unarchive changes nothing', () => {
+    expect(statusAfter('archived', 'pause')).toEqual({ refused: 'paused' });
+    expect(statusAfter('archived', 'resume')).toEqual({ refused: 'resumed' });
+    expect(statusAfter('archived', 'archive')).toEqual({ status: 'archived', same: true });
+    expect(statusAfter('paused', 'archive')).toEqual({ status: 'archived', same: false });
+    expect(statusAfter('archived', 'unarchive')).toEqual({ status: 'active', same: false });
+    expect(statusAfter('paused', 'unarchive')).toEqual({ status: 'paused', same: true });
+    expect(statusAfter('active', 'pause')).toEqual({ status: 'paused', same: false });
+  });
+
+  it('survives an apply of the policy file whatever the file says, unless the file archived it', () => {
+    expect(fileRoutineToApply(archived('alice'), routine()).def.status).toBe('archived');
+    expect(fileRoutineToApply(archived('alice'), routine({ status: 'paused' })).def.status).toBe('archived');
+    expect(fileRoutineToApply(archived(), routine()).def.status).toBe('active');
   });
 });

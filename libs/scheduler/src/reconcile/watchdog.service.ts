@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { expectedSlot, overdueSlot, pauseExpired, ROUTINE_STATUSES } from '@drover/core';
+import { expectedSlot, overdueSlot, pauseExpired, ROUTINE_STATUSES, RoutineArchivedError } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock } from '@drover/redis';
@@ -51,8 +51,16 @@ export class Watchdog {
       const state = states.get(name)!;
       seen.add(name);
       if (rec.def.status === 'paused' && pauseExpired(rec.pause, now)) {
-        await this.routines.resume(name, now, { token: lead.token });
-        this.log.info({ routine: name, until: new Date(rec.pause!.until!).toISOString() }, 'resumed: its pause ended');
+        // Archived since this pass read it: an archive is not undone by a pause's end.
+        const resumed = await this.routines.resume(name, now, { token: lead.token }).catch((err: unknown) => {
+          if (err instanceof RoutineArchivedError) return undefined;
+          throw err;
+        });
+        if (resumed)
+          this.log.info(
+            { routine: name, until: new Date(rec.pause!.until!).toISOString() },
+            'resumed: its pause ended',
+          );
         continue;
       }
       const stale = state.armed.filter((e) => e.version !== rec.version);

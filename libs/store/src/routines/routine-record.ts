@@ -1,4 +1,12 @@
-import { ROUTINE_DEFAULTS, type Drift, type Origin, type Pause, type Routine, type RoutineRecord } from '@drover/core';
+import {
+  ROUTINE_DEFAULTS,
+  type Archive,
+  type Drift,
+  type Origin,
+  type Pause,
+  type Routine,
+  type RoutineRecord,
+} from '@drover/core';
 import { decodeArmedEntries, encodeArmedEntry, type ArmedEntry } from '../slots/slot-claim';
 
 /**
@@ -80,6 +88,7 @@ export function encodeRecord(rec: RoutineRecord): string {
     u: rec.updatedAt,
     v: rec.version,
     p: rec.pause,
+    a: rec.archive,
     // Only when set: most routines (file-made, never edited) pay nothing for them.
     r: rec.drift,
     cb: rec.createdBy,
@@ -95,6 +104,7 @@ export function decodeRecord(raw: string): RoutineRecord {
     u: number;
     v: number;
     p?: Pause;
+    a?: Archive;
     r?: Drift;
     cb?: string;
     ub?: string;
@@ -108,6 +118,7 @@ export function decodeRecord(raw: string): RoutineRecord {
     updatedAt: x.u,
     version: x.v,
     ...(x.p && { pause: x.p }),
+    ...(x.a && { archive: x.a }),
     ...(x.r && { drift: x.r }),
     ...(x.cb !== undefined && { createdBy: x.cb }),
     ...(x.ub !== undefined && { updatedBy: x.ub }),

@@ -1,7 +1,9 @@
 import {
   fileRoutineToApply,
   nextRoutineRecord,
+  RoutineArchivedError,
   RoutineNotFoundError,
+  statusAfter,
   RoutineVersionConflictError,
   upsertChange,
   type Origin,
@@ -9,6 +11,7 @@ import {
   type Routine,
   type RoutineChange,
   type RoutineRecord,
+  type StatusAct,
 } from '@drover/core';
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
@@ -154,15 +157,56 @@ export class RoutineStore {
    */
   async pause(name: string, pause: Pause, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
     await this.write(name, now, opts, (prev) => {
-      if (!prev) throw new RoutineNotFoundError(name);
-      return { def: { ...prev.def, status: 'paused' }, origin: prev.origin, pause };
+      const { status } = this.statusAfter(name, prev, 'pause');
+      return { def: { ...prev!.def, status }, origin: prev!.origin, pause };
     });
     return (await this.get(name))!;
   }
 
-  /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError */
+  /**
+   * Resumes a routine; slots it slept through are not caught up.
+   * @throws RoutineNotFoundError; RoutineArchivedError for an archived one
+   */
   async resume(name: string, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
-    return this.setStatus(name, 'active', now, opts);
+    return this.act(name, 'resume', now, opts);
+  }
+
+  /**
+   * Archives a routine: it fires nothing (the leader removes its Job Scheduler and withdraws its
+   * armed runs, as for any change that stops it firing) and keeps its runs and state. Archiving
+   * an archived routine changes nothing. @throws RoutineNotFoundError
+   */
+  async archive(name: string, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
+    return this.act(name, 'archive', now, opts);
+  }
+
+  /**
+   * Unarchives a routine: it is active again, and slots it slept through are not caught up (like a
+   * resume). A routine that is not archived is left as it is. @throws RoutineNotFoundError
+   */
+  async unarchive(name: string, now: number, opts: RoutineWriteOptions = {}): Promise<RoutineRecord> {
+    return this.act(name, 'unarchive', now, opts);
+  }
+
+  private async act(name: string, act: StatusAct, now: number, opts: RoutineWriteOptions): Promise<RoutineRecord> {
+    await this.write(name, now, opts, (prev) => {
+      const { status, same } = this.statusAfter(name, prev, act);
+      if (same) return { def: prev!.def, origin: prev!.origin };
+      return {
+        def: { ...prev!.def, status },
+        origin: prev!.origin,
+        ...(status === 'archived' && { archive: { at: now, ...(opts.by !== undefined && { by: opts.by }) } }),
+      };
+    });
+    return (await this.get(name))!;
+  }
+
+  /** Core's rule for `act` on the stored routine. @throws RoutineNotFoundError, RoutineArchivedError */
+  private statusAfter(name: string, prev: RoutineRecord | undefined, act: StatusAct) {
+    if (!prev) throw new RoutineNotFoundError(name);
+    const next = statusAfter(prev.def.status, act);
+    if ('refused' in next) throw new RoutineArchivedError(name, next.refused);
+    return next;
   }
 
   /**
@@ -216,7 +260,7 @@ export class RoutineStore {
     return code === 1;
   }
 
-  /** Changes the status (pause/resume/archive) keeping everything else. @throws RoutineNotFoundError */
+  /** Sets the status keeping everything else, with no rule for acts (tests, imports). @throws RoutineNotFoundError */
   async setStatus(
     name: string,
     status: Routine['status'],
