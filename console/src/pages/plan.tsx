@@ -46,6 +46,19 @@ export function Plan() {
               ))}
             </ul>
           )}
+          <h2>Starts next</h2>
+          {p.starts.length === 0 ? (
+            <Empty>No run is about to start.</Empty>
+          ) : (
+            <ul class="plain">
+              {p.starts.map((s) => (
+                <li key={s.runId}>
+                  <RunLink id={s.runId} /> on {s.queue}
+                  {s.routine && <> ({s.routine})</>}
+                </li>
+              ))}
+            </ul>
+          )}
           <h2>Skipped</h2>
           {p.skips.length === 0 ? (
             <Empty>No skips.</Empty>
