@@ -159,6 +159,20 @@ describe('drover CLI over the API (real processes)', () => {
     expect(await api.cluster.runs.parkedCount('flaky')).toBe(0);
   });
 
+  it('a run retried before it parks took from its first attempt to the end, not its last attempt alone', async () => {
+    const payload = JSON.stringify({ url: `${oracle.url}/fail` });
+    const args = ['enqueue', 'http.request', '--queue', 'flaky', '--max-attempts', '2', '--payload', payload];
+    const res = await admin([...args, '--wait']);
+    expect(res.code).toBe(1);
+    // Two attempts with the default 1 s backoff between them: over a second, not the last attempt's ms.
+    expect(res.stdout).toMatch(/^run \S+ parked in \d+s/m);
+    const runId = /run (\S+)/.exec(res.stdout)![1]!;
+    const run = json((await viewer(['runs', 'get', runId, '-o', 'json'])).stdout);
+    expect(Date.parse(run.finishedAt) - Date.parse(run.startedAt)).toBeGreaterThanOrEqual(900);
+    expect(Date.parse(run.startedAt)).toBeGreaterThanOrEqual(Date.parse(run.createdAt));
+    expect(Date.parse(run.startedAt)).toBe(Date.parse(run.errors[0].startedAt));
+  }, 30_000);
+
   it('runs ls filters, runs cancel cancels a delayed run', async () => {
     const enq = await admin(['enqueue', 'noop', '--at', '1h', '-o', 'json']);
     expect(enq.code).toBe(0);
