@@ -33,6 +33,7 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@drover/core/words$': '<rootDir>/libs/core/src/words',
+    '^@drover/core/human-time$': '<rootDir>/libs/core/src/human-time',
     '^@drover/([^/]+)$': '<rootDir>/libs/$1/src',
   },
   testEnvironment: 'node',

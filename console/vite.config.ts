@@ -14,6 +14,7 @@ export default defineConfig({
     alias: {
       '@drover/api-client': fileURLToPath(new URL('../libs/api-client/src/index.ts', import.meta.url)),
       '@drover/core/words': fileURLToPath(new URL('../libs/core/src/words.ts', import.meta.url)),
+      '@drover/core/human-time': fileURLToPath(new URL('../libs/core/src/human-time.ts', import.meta.url)),
     },
   },
   build: {

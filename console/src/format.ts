@@ -1,3 +1,5 @@
+import { formatInstant } from '@drover/core/human-time';
+
 /** "3 s ago", "in 2 min": short relative times for tables. */
 export function relative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';
@@ -17,11 +19,9 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
-/** A local date and time, to the second. */
+/** An exact instant, one way everywhere (console and CLI): `2026-11-24 20:59:20 UTC`. */
 export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  return formatInstant(iso);
 }
 
 /** A duration in ms as `850 ms`, `3.2 s`, `4 min 10 s`. */
@@ -37,6 +37,18 @@ export function duration(ms: number | null | undefined): string {
 export function runDuration(run: { startedAt?: string; finishedAt?: string }): number | undefined {
   if (!run.startedAt || !run.finishedAt) return undefined;
   return Date.parse(run.finishedAt) - Date.parse(run.startedAt);
+}
+
+/** A progress value's percent (a number, or an object's `percent` field), clamped to 0–100. */
+export function progressPercent(value: unknown): number | undefined {
+  const p = typeof value === 'number' ? value : (value as { percent?: unknown } | null)?.percent;
+  return typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : undefined;
+}
+
+/** The revision of a routine slot's run id (`r-<routine>-<slotMs>.<rev>`), 0 for any other id. */
+export function redecided(id: string): number {
+  const m = /^r-.+-\d+\.(\d+)$/.exec(id);
+  return m ? Number(m[1]) : 0;
 }
 
 export const json = (v: unknown): string => JSON.stringify(v, null, 2) ?? 'undefined';

@@ -118,7 +118,9 @@ describe('drover CLI over the API (real processes)', () => {
     const shown = await viewer(['runs', 'get', runId, '--stacks']);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^status\s+parked/m);
-    expect(shown.stdout).toMatch(/^ {2}#1 {2}\S+\s+\S+ {2}.*500/m);
+    // Instants one way, the console's too: `2026-11-24 20:59:20 UTC`.
+    expect(shown.stdout).toMatch(/^ {2}#1 {2}\S+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC {2}.*500/m);
+    expect(shown.stdout).toMatch(/^started\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC \((now|\S+ ago)\)$/m);
     expect(shown.stdout).toMatch(/^ {10}at \S/m);
 
     const parked = await viewer(['parked', 'ls', '--queue', 'flaky', '-o', 'json']);
@@ -157,6 +159,20 @@ describe('drover CLI over the API (real processes)', () => {
     expect(await api.cluster.runs.parkedCount('flaky')).toBe(0);
   });
 
+  it('a run retried before it parks took from its first attempt to the end, not its last attempt alone', async () => {
+    const payload = JSON.stringify({ url: `${oracle.url}/fail` });
+    const args = ['enqueue', 'http.request', '--queue', 'flaky', '--max-attempts', '2', '--payload', payload];
+    const res = await admin([...args, '--wait']);
+    expect(res.code).toBe(1);
+    // Two attempts with the default 1 s backoff between them: over a second, not the last attempt's ms.
+    expect(res.stdout).toMatch(/^run \S+ parked in \d+s/m);
+    const runId = /run (\S+)/.exec(res.stdout)![1]!;
+    const run = json((await viewer(['runs', 'get', runId, '-o', 'json'])).stdout);
+    expect(Date.parse(run.finishedAt) - Date.parse(run.startedAt)).toBeGreaterThanOrEqual(900);
+    expect(Date.parse(run.startedAt)).toBeGreaterThanOrEqual(Date.parse(run.createdAt));
+    expect(Date.parse(run.startedAt)).toBe(Date.parse(run.errors[0].startedAt));
+  }, 30_000);
+
   it('runs ls filters, runs cancel cancels a delayed run', async () => {
     const enq = await admin(['enqueue', 'noop', '--at', '1h', '-o', 'json']);
     expect(enq.code).toBe(0);
@@ -184,6 +200,12 @@ describe('drover CLI over the API (real processes)', () => {
     expect(ls.stdout).toMatch(/^morning\s+paused \(resumes in 1h59m\)/m);
     expect((await admin(['routines', 'resume', 'morning'])).code).toBe(0);
     expect((await api.call('GET', '/routines/morning', { as: 'viewer' })).body.status).toBe('active');
+    // `tomorrow 09:00` is read in UTC, by the parser the console's pause form shares.
+    expect((await admin(['routines', 'pause', 'morning', '--until', 'tomorrow 09:00'])).code).toBe(0);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const until = (await api.call('GET', '/routines/morning', { as: 'viewer' })).body.pause.until;
+    expect(Date.parse(until)).toBe(Date.parse(`${tomorrow}T09:00:00Z`));
+    expect((await admin(['routines', 'resume', 'morning'])).code).toBe(0);
 
     const preview = await viewer([
       'routines',

@@ -112,8 +112,13 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     await page.waitForURL(/\/ui\/runs\/[^/]+$/);
     const status = page.getByTestId('run-status');
     await status.getByText('running', { exact: true }).waitFor({ timeout: 15_000 });
+    // While it runs, the handler's progress is a labelled bar (the sleep job reports a percent).
+    await page.getByRole('progressbar', { name: /^progress \d+ %$/ }).waitFor({ timeout: 15_000 });
     await status.getByText('succeeded', { exact: true }).waitFor({ timeout: 15_000 });
     expect(await page.evaluate('window.marker')).toBe(1); // the same page: no reload happened
+    // Settled: no stale progress under the badge, times one way (UTC, with the zone).
+    expect(await page.getByTestId('run-progress').count()).toBe(0);
+    expect(await page.locator('dl.facts').innerText()).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 
     const runId = decodeURIComponent(page.url().split('/').pop()!);
     const run = await api.call('GET', `/runs/${encodeURIComponent(runId)}`);
@@ -123,6 +128,10 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
       source: 'manual',
       createdBy: 'operator-token',
     });
+    // Two clocks stamp a run (the cluster's creates it, the worker's starts it): never out of order.
+    const at = (k: string) => Date.parse(run.body[k] as string);
+    expect(at('startedAt')).toBeGreaterThanOrEqual(at('createdAt'));
+    expect(at('finishedAt') - at('startedAt')).toBeGreaterThanOrEqual(1_400);
   }, 30_000);
 
   it('pauses a routine with a note; the api has it paused, and the audit log names the token behind the session', async () => {
@@ -130,11 +139,19 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     await page.goto(ui('/routines'));
     await page.getByRole('button', { name: 'Pause ticker…' }).click();
     await page.getByLabel('Note').fill('maintenance window');
+    // Until reads what the CLI's --until reads: a typo is refused in the form, `tomorrow 09:00` is UTC.
+    await page.getByLabel('Until').fill('next week');
+    await page.getByRole('button', { name: 'Pause ticker', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Until: "next week" is not' }).waitFor();
+    await page.getByLabel('Until').fill('tomorrow 09:00');
+    await page.getByText(/^resumes \d{4}-\d{2}-\d{2} 09:00:00 UTC$/).waitFor();
     await page.getByRole('button', { name: 'Pause ticker', exact: true }).click();
     await page.locator('[data-routine="ticker"]').getByText('“maintenance window”').waitFor();
 
     const routine = await api.call('GET', '/routines/ticker');
     expect(routine.body).toMatchObject({ status: 'paused', pause: { note: 'maintenance window' } });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(Date.parse(routine.body.pause.until)).toBe(Date.parse(`${tomorrow}T09:00:00Z`));
     const audit = await api.call('GET', '/audit?page_size=20');
     expect(audit.body.items).toContainEqual(
       expect.objectContaining({ action: 'pauseRoutine', target: 'name=ticker', token: 'operator-token', status: 200 }),

@@ -51,6 +51,7 @@ describe('duration and instant arguments', () => {
     expect(parseInstant('2h', '--until', now)).toBe('2026-01-01T02:00:00.000Z');
     expect(parseInstant('-30m', '--from', now)).toBe('2025-12-31T23:30:00.000Z');
     expect(parseInstant('2026-05-01T09:00:00Z', '--from', now)).toBe('2026-05-01T09:00:00Z');
-    expect(() => parseInstant('tomorrow', '--until', now)).toThrow(UsageError);
+    expect(parseInstant('tomorrow 09:00', '--until', now)).toBe('2026-01-02T09:00:00.000Z');
+    expect(() => parseInstant('soon', '--until', now)).toThrow(UsageError);
   });
 });

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
+import { INSTANT_HINT, parseInstant } from '@drover/core/human-time';
 import { api, errorText, ok, type Routine } from '../api';
+import { when } from '../format';
 import { navigate } from '../router';
 import { useCan } from '../session';
 
@@ -47,7 +49,10 @@ export function RoutineActions({
     });
   const pause = (e: Event) => {
     e.preventDefault();
-    const body = { ...(note && { note }), ...(until && { until: new Date(until).toISOString() }) };
+    // Read as the CLI reads `--until`: `2h`, `tomorrow 09:00` (UTC) or an ISO instant.
+    const at = until.trim() ? parseInstant(until, Date.now()) : undefined;
+    if (until.trim() && !at) return setError(`Until: "${until}" is not ${INSTANT_HINT}`);
+    const body = { ...(note && { note }), ...(at && { until: at }) };
     void act(async () => {
       await ok(api.POST('/api/v1/routines/{name}/pause', { ...path, body }));
       setPausing(false);
@@ -114,11 +119,17 @@ export function RoutineActions({
           <label>
             Until{' '}
             <input
-              type="datetime-local"
               value={until}
+              placeholder="2h, tomorrow 09:00"
+              aria-describedby={`until-hint-${routine.name}`}
               onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
             />
           </label>
+          <span id={`until-hint-${routine.name}`} class="muted small">
+            {until.trim() && parseInstant(until, Date.now())
+              ? `resumes ${when(parseInstant(until, Date.now()))}`
+              : 'empty: until resumed; or 2h, tomorrow 09:00 (UTC), an ISO instant'}
+          </span>
           <button type="submit" disabled={busy}>
             Pause {routine.name}
           </button>

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, ok, type Run, type Schemas } from '../api';
-import { Empty, ErrorNote, Page, Time } from '../components/bits';
-import { Link } from '../components/link';
+import { Empty, ErrorNote, Page, Time, RunLink } from '../components/bits';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { navigate, useRoute } from '../router';
@@ -183,8 +182,8 @@ export function Parked() {
           <ul class="plain">
             {g.runs.slice(0, 100).map((r) => (
               <li key={r.id}>
-                <Link to={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link>{' '}
-                <span class="muted small">{r.routine ?? r.jobType}</span> <Time iso={r.finishedAt} />
+                <RunLink id={r.id} /> <span class="muted small">{r.routine ?? r.jobType}</span>{' '}
+                <Time iso={r.finishedAt} />
               </li>
             ))}
           </ul>

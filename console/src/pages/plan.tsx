@@ -1,6 +1,7 @@
 import { api, ok } from '../api';
-import { Empty, ErrorNote, Page, Time } from '../components/bits';
+import { Empty, ErrorNote, Page, RunLink, Time } from '../components/bits';
 import { Link } from '../components/link';
+import { when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 
@@ -20,9 +21,7 @@ export function Plan() {
       <ErrorNote error={res.error} />
       {p && (
         <>
-          <p class="muted">
-            What the scheduler would do at <Time iso={p.now} />, and what waits and why.
-          </p>
+          <p class="muted">What the scheduler would do as of {when(p.now)}, and what waits and why.</p>
           <h2>Upcoming fires</h2>
           {p.upcoming.length === 0 ? (
             <Empty>None.</Empty>
@@ -42,7 +41,20 @@ export function Plan() {
             <ul class="plain">
               {p.fires.map((f) => (
                 <li key={f.runId}>
-                  {f.routine} on {f.queue} ({f.source}) <Time iso={f.slot} />
+                  <RunLink id={f.runId} />: {f.routine} on {f.queue} ({f.source}) <Time iso={f.slot} />
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Starts next</h2>
+          {p.starts.length === 0 ? (
+            <Empty>No run is about to start.</Empty>
+          ) : (
+            <ul class="plain">
+              {p.starts.map((s) => (
+                <li key={s.runId}>
+                  <RunLink id={s.runId} /> on {s.queue}
+                  {s.routine && <> ({s.routine})</>}
                 </li>
               ))}
             </ul>
@@ -66,9 +78,15 @@ export function Plan() {
             <ul class="plain">
               {p.waiting.map((w, i) => (
                 <li key={i}>
-                  {w.subject.kind === 'routine'
-                    ? `routine ${w.subject.name}`
-                    : `run ${w.subject.id} (${w.subject.queue})`}
+                  {w.subject.kind === 'routine' ? (
+                    <>
+                      routine <Link to={`/routines/${encodeURIComponent(w.subject.name)}`}>{w.subject.name}</Link>
+                    </>
+                  ) : (
+                    <>
+                      run <RunLink id={w.subject.id} /> ({w.subject.queue})
+                    </>
+                  )}
                   : {w.reason}
                   {w.until && (
                     <>

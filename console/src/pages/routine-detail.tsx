@@ -1,5 +1,5 @@
 import { api, ok } from '../api';
-import { Empty, ErrorNote, Page, Status, Time } from '../components/bits';
+import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
 import { Link } from '../components/link';
 import { RoutineActions } from '../components/routine-actions';
@@ -122,7 +122,7 @@ export function RoutineDetail({ name }: { name: string }) {
                   {d.runs.slice(0, 50).map((r) => (
                     <tr key={r.id}>
                       <th scope="row">
-                        <Link to={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link>
+                        <RunLink id={r.id} />
                       </th>
                       <td>
                         <Status status={r.status} />
@@ -160,7 +160,13 @@ export function RoutineDetail({ name }: { name: string }) {
             <ol class="plain">
               {d.preview.items.map((p) => (
                 <li key={p.at}>
-                  {p.local} <span class="muted">({d.preview.tz})</span>
+                  {when(p.at)} <Time iso={p.at} />
+                  {d.preview.tz !== 'UTC' && (
+                    <span class="muted">
+                      {' '}
+                      ({p.local.slice(11, 16)} in {d.preview.tz})
+                    </span>
+                  )}
                   {p.dst && (
                     <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
                       DST {p.dst}

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { SETTLED_RUN_STATUSES } from '@drover/core/words';
 import { api, errorText, ok, type Run } from '../api';
-import { ErrorNote, Page, Status, Time } from '../components/bits';
+import { ErrorNote, Page, REDECIDED_NOTE, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
-import { duration, json, runDuration, when } from '../format';
+import { duration, json, progressPercent, redecided, runDuration, when } from '../format';
 import { useResource } from '../resource';
 import { navigate } from '../router';
 import { useCan } from '../session';
@@ -34,6 +34,25 @@ function useRunStream(id: string, onRun: (r: Run) => void, onProgress: (p: unkno
     // The handlers only set state: the stream depends on the id alone.
   }, [id]);
   return live;
+}
+
+/** A running run's progress: a labelled bar when it has a percent, its other fields beside it. */
+function ProgressBar({ value }: { value: unknown }) {
+  const percent = progressPercent(value);
+  const rest = typeof value === 'object' && value ? Object.entries(value).filter(([k]) => k !== 'percent') : [];
+  const detail =
+    percent === undefined ? JSON.stringify(value) : rest.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(' · ');
+  return (
+    <div class="progress-line" data-testid="run-progress">
+      {percent !== undefined && (
+        <>
+          <label for="run-progress-bar">progress {Math.round(percent)} %</label>{' '}
+          <progress id="run-progress-bar" max={100} value={percent} />{' '}
+        </>
+      )}
+      {detail && <span class="muted small">{detail}</span>}
+    </div>
+  );
 }
 
 function Actions({ run, onChange }: { run: Run; onChange: (r?: Run) => void }) {
@@ -97,16 +116,13 @@ export function RunDetail({ id }: { id: string }) {
               {live === 'following' ? 'following live' : live === 'ended' ? 'final' : 'reconnecting…'}
             </span>
           </p>
-          {shownProgress !== undefined && shownProgress !== null && (
-            <div class="progress-line">
-              {typeof shownProgress === 'number' ? (
-                <progress max={100} value={shownProgress} aria-label="progress">
-                  {shownProgress} %
-                </progress>
-              ) : (
-                <code>{json(shownProgress)}</code>
-              )}
-            </div>
+          {redecided(run.id) > 0 && (
+            <p class="muted small">
+              This id ends in .{redecided(run.id)}: {REDECIDED_NOTE}.
+            </p>
+          )}
+          {run.status === 'running' && shownProgress !== undefined && shownProgress !== null && (
+            <ProgressBar value={shownProgress} />
           )}
           <dl class="facts">
             <dt>routine</dt>
@@ -142,6 +158,14 @@ export function RunDetail({ id }: { id: string }) {
             <dd>
               {when(run.startedAt)} / {when(run.finishedAt)} ({duration(runDuration(run))})
             </dd>
+            {SETTLED_RUN_STATUSES.includes(run.status) && shownProgress !== undefined && shownProgress !== null && (
+              <>
+                <dt>last progress</dt>
+                <dd>
+                  <code>{JSON.stringify(shownProgress)}</code>
+                </dd>
+              </>
+            )}
             {run.worker && (
               <>
                 <dt>worker</dt>

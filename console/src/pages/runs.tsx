@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { RUN_STATUSES } from '@drover/core/words';
 import { api, ok, type Run } from '../api';
-import { Empty, ErrorNote, Page, Status, Time } from '../components/bits';
-import { Link } from '../components/link';
+import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { duration, runDuration } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
@@ -109,7 +108,7 @@ export function Runs() {
               {pages.items.map((r) => (
                 <tr key={r.id}>
                   <th scope="row">
-                    <Link to={`/runs/${encodeURIComponent(r.id)}`}>{r.id}</Link>
+                    <RunLink id={r.id} />
                   </th>
                   <td>
                     <Status status={r.status} />

@@ -41,6 +41,7 @@ export * from './model/unknown-field';
 export * from './model/routine-record';
 export * from './model/routine-validation';
 export * from './words';
+export * from './human-time';
 export * from './contracts/validate-payload';
 export * from './contracts/http-headers.schema';
 export * from './contracts/builtin-jobs';

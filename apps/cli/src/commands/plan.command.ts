@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ok, type components } from '@drover/api-client';
+import { formatInstant } from '@drover/core/human-time';
 import { parseCount } from '../args';
 import type { CliContext } from '../context';
 import { renderTable } from '../output/table';
@@ -15,8 +16,9 @@ function renderPlan(ctx: CliContext, p: Plan): string {
       'fires due now',
       renderTable(
         [
+          { header: 'run', value: (f) => f.runId },
           { header: 'routine', value: (f) => f.routine, shrink: true },
-          { header: 'slot', value: (f) => f.slot },
+          { header: 'slot', value: (f) => formatInstant(f.slot) },
           { header: 'source', value: (f) => f.source },
           { header: 'queue', value: (f) => f.queue },
           { header: 'replaces', value: (f) => f.cancel.join(' '), shrink: true },
@@ -31,7 +33,7 @@ function renderPlan(ctx: CliContext, p: Plan): string {
       renderTable(
         [
           { header: 'routine', value: (s) => s.routine, shrink: true },
-          { header: 'slot', value: (s) => s.slot },
+          { header: 'slot', value: (s) => formatInstant(s.slot) },
           { header: 'reason', value: (s) => s.reason },
         ],
         p.skips,
@@ -76,7 +78,7 @@ function renderPlan(ctx: CliContext, p: Plan): string {
       renderTable(
         [
           { header: 'routine', value: (u) => u.routine, shrink: true },
-          { header: 'at', value: (u) => u.at },
+          { header: 'at', value: (u) => formatInstant(u.at) },
           { header: 'in', value: (u) => ctx.ago(u.at) },
         ],
         p.upcoming,

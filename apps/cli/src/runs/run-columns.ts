@@ -1,4 +1,5 @@
 import type { components } from '@drover/api-client';
+import { formatInstant } from '@drover/core/human-time';
 import type { CliContext } from '../context';
 import { humanDuration } from '../output/time';
 import type { Column } from '../output/table';
@@ -30,7 +31,7 @@ export function runColumns(ctx: CliContext): Column<Run>[] {
 /** One run as `key  value` lines, then its attempts' errors. */
 export function runFields(ctx: CliContext, run: Run): [string, string][] {
   const c = ctx.colors;
-  const at = (iso?: string | null) => (iso ? `${iso} (${ctx.ago(iso)})` : '');
+  const at = (iso?: string | null) => (iso ? `${formatInstant(iso)} (${ctx.ago(iso)})` : '');
   return [
     ['id', c.bold(run.id)],
     ['status', c.status(run.status) + (run.reason ? ` — ${run.reason}` : '')],
@@ -60,7 +61,7 @@ export function renderAttempts(ctx: CliContext, run: Run, stacks: boolean): stri
   if (errors.length === 0) return '';
   const lines = ['', ctx.colors.bold('attempts')];
   for (const e of errors) {
-    lines.push(`  #${e.attempt}  ${e.kind.padEnd(15)} ${e.failedAt}  ${e.message.split('\n')[0]}`);
+    lines.push(`  #${e.attempt}  ${e.kind.padEnd(15)} ${formatInstant(e.failedAt)}  ${e.message.split('\n')[0]}`);
     if (stacks && e.stack) lines.push(...e.stack.split('\n').map((l) => `      ${ctx.colors.dim(l)}`));
   }
   return lines.join('\n') + '\n';

@@ -138,4 +138,32 @@ describe('attemptOf', () => {
       maxAttempts: 3,
     });
   });
+
+  it('dates a retried run from its first attempt, not BullMQ latest one', () => {
+    const attempt = (n: number, startedAt: number) =>
+      encodeAttempt({ attempt: n, kind: 'error', message: 'boom', startedAt, failedAt: startedAt + 2 });
+    const view = runFromJob(
+      'q',
+      job({
+        attemptsStarted: 3,
+        attemptsMade: 3,
+        processedOn: 2_100,
+        finishedOn: 2_103,
+        stacktrace: [attempt(1, 1_150), attempt(2, 1_600), attempt(3, 2_100)],
+      }),
+      'failed',
+    )!;
+    expect(view).toMatchObject({ status: 'parked', startedAt: 1_150, finishedAt: 2_103 });
+  });
+
+  it('never shows a run started before it was created, or finished before it started', () => {
+    // createdAt is stamped on the cluster's clock, processedOn/finishedOn on the worker's.
+    const view = runFromJob(
+      'q',
+      job({ timestamp: 1_100, attemptsStarted: 1, attemptsMade: 1, processedOn: 1_098, finishedOn: 1_097 }),
+      'completed',
+    )!;
+    expect(view.startedAt).toBe(1_100);
+    expect(view.finishedAt).toBe(1_100);
+  });
 });

@@ -109,9 +109,16 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
   if (d.replayOf) view.replayOf = d.replayOf;
   if (d.key !== undefined) view.key = d.key;
   if (job.processedBy) view.worker = job.processedBy;
-  if (job.processedOn) view.startedAt = job.processedOn;
+  // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
+  // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.
+  const firstStart = errors[0]?.attempt === 1 ? errors[0].startedAt : undefined;
+  const startedAt = firstStart ?? job.processedOn;
+  // createdAt of a routine's run is the cluster's clock, processedOn and finishedOn the worker's
+  // own: a few ms apart, they could show a run started before it was created. The order is certain
+  // (a job is added before it is taken, and taken before it finishes), so the view keeps it.
+  if (startedAt) view.startedAt = Math.max(startedAt, view.createdAt);
   if (job.finishedOn && (status === 'succeeded' || status === 'canceled' || status === 'parked')) {
-    view.finishedAt = job.finishedOn;
+    view.finishedAt = Math.max(job.finishedOn, view.startedAt ?? view.createdAt);
   }
   if (job.progress !== undefined && job.progress !== 0) view.progress = job.progress;
   if (last) view.error = { message: last.message, ...(last.stack && { stack: last.stack }) };
