@@ -46,6 +46,8 @@ describe('drover completion', () => {
       'delete',
       'pause',
       'resume',
+      'archive',
+      'unarchive',
       'trigger',
       'backfill',
       'preview',
