@@ -1,6 +1,7 @@
-// What the outside-example tests (scripts/test-example.mjs) share: a work dir that mirrors the repository
-// (work/dist/packages holds the freshly packed tarballs, work/examples/<name> a copy of the example), so
-// an example's `file:../../dist/packages/<tarball>` dependencies resolve there exactly as in a checkout;
+// What the outside-example tests (scripts/test-example.mjs) share: a work dir (work/dist/packages holds the
+// freshly packed tarballs, work/examples/<name> a copy of the example); each example names its Drover
+// packages as tarballs vendored in its own folder (`file:vendor/<tarball>`, as a team keeps a package it
+// has not published), never by a path into the repository, so the tarballs are copied into its vendor/;
 // the install from the example's own package.json and lockfile, and the check that what npm installed
 // is the tarball just packed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import {
   copyFileSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -60,7 +62,7 @@ export function packInto(work) {
 export function installExample(work, name, tarballs, { relock = false } = {}) {
   const source = join(root, 'examples', name);
   const example = join(work, 'examples', name);
-  const asCommitted = (src) => !/[/\\](node_modules|dist)$/.test(src);
+  const asCommitted = (src) => !/[/\\](node_modules|dist|vendor)$/.test(src);
   cpSync(source, example, { recursive: true, filter: asCommitted });
   // What the examples share (the job contracts both compile with their own sources).
   cpSync(join(root, 'examples', 'shared'), join(work, 'examples', 'shared'), { recursive: true, filter: asCommitted });
@@ -68,7 +70,13 @@ export function installExample(work, name, tarballs, { relock = false } = {}) {
   const lockFile = join(example, 'package-lock.json');
   const pkg = JSON.parse(readFileSync(pkgFile, 'utf8'));
   const drover = Object.keys(pkg.dependencies).filter((d) => d.startsWith('@drover/'));
-  const wanted = (dep) => `file:../../dist/packages/${basename(tarballs[dep] ?? fail(`no package ${dep} was packed`))}`;
+  const wanted = (dep) => `file:vendor/${basename(tarballs[dep] ?? fail(`no package ${dep} was packed`))}`;
+  mkdirSync(join(example, 'vendor'), { recursive: true });
+  for (const dep of drover)
+    copyFileSync(
+      tarballs[dep] ?? fail(`no package ${dep} was packed`),
+      join(example, 'vendor', basename(tarballs[dep])),
+    );
 
   if (relock) {
     for (const dep of drover) pkg.dependencies[dep] = wanted(dep);
