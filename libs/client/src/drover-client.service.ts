@@ -158,8 +158,21 @@ export class DroverClient {
     now: number,
   ): AdHocItem {
     if (!contract) validatePayload(jobType, undefined, payload);
+    // Named fields, not spreads: spreading option objects of varying shapes cost the hot path
+    // several microseconds per call (measured with the as-deployed bench).
     const run = adHocRun(
-      { ...o, jobType, payload, createdBy: this.options.name, ...(contract && { contract }) },
+      {
+        jobType,
+        payload,
+        createdBy: this.options.name,
+        contract,
+        queue: o.queue,
+        priority: o.priority,
+        maxAttempts: o.maxAttempts,
+        idempotencyKey: o.idempotencyKey,
+        delayMs: o.delayMs,
+        scheduledFor: o.scheduledFor,
+      },
       { now, random: this.random, defaultQueue: this.options.defaultQueue },
     );
     return o.idempotencyKey === undefined ? { run } : { run, key: o.idempotencyKey };
