@@ -13,6 +13,7 @@ const LISTS: Record<string, readonly string[]> = {
   ATTEMPT_FAILURE_KINDS: words.ATTEMPT_FAILURE_KINDS,
   ORIGINS: words.ORIGINS,
   PRIORITY_NAMES: words.PRIORITY_NAMES,
+  CANDIDATE_VERDICTS: words.CANDIDATE_VERDICTS,
 };
 // Where a face could restate a word: every shipped source outside core. Tests may spell words out
 // to pin behaviour; the generated api client repeats them as types by construction.

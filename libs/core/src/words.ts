@@ -10,3 +10,4 @@ export * from './model/routine-status';
 export * from './model/priority-name';
 export * from './model/origin';
 export * from './model/queue-defaults';
+export * from './policy/candidate-verdict';

@@ -194,6 +194,20 @@ export const KEY_REGISTRY = {
     lives: "a channel: changes for every api replica's event streams",
   },
 
+  // A selector routine's dry run: the api asks, one scheduler replica answers
+  candidatesAsk: {
+    scope: 'core',
+    pattern: 'candidates-ask',
+    type: 'channel',
+    lives: "a channel: asks the scheduler replicas for a selector routine's candidate ranking",
+  },
+  candidatesProbe: {
+    scope: 'core',
+    pattern: 'candidates-probe:<probe id>',
+    type: 'string',
+    lives: '1 min: claimed by the first scheduler replica that took the request, then its answer',
+  },
+
   // BullMQ's keys Drover reads or writes itself, and Drover's own keys in a queue's slot
   bullJob: {
     scope: 'queue',

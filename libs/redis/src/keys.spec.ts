@@ -33,6 +33,8 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   auditRefused: [[], 'drover:{core}:audit:refused'],
   operation: [['op-1'], 'drover:{core}:operation:op-1'],
   apiEvents: [[], 'drover:{core}:api-events'],
+  candidatesAsk: [[], 'drover:{core}:candidates-ask'],
+  candidatesProbe: [['p-1'], 'drover:{core}:candidates-probe:p-1'],
   bullJob: [['default', 'r-1'], 'drover:{default}:r-1'],
   bullDelayed: [['default'], 'drover:{default}:delayed'],
   bullFailed: [['default'], 'drover:{default}:failed'],

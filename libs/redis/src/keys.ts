@@ -138,6 +138,13 @@ export class DroverKeys implements KeyBuilders {
     return this.build('apiEvents');
   }
 
+  candidatesAsk(): string {
+    return this.build('candidatesAsk');
+  }
+  candidatesProbe(id: string): string {
+    return this.build('candidatesProbe', id);
+  }
+
   bullJob(queue: string, id: string): string {
     return this.build('bullJob', queue, id);
   }

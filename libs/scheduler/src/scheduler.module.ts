@@ -1,7 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { RunStore, StoreModule } from '@drover/store';
+import { CandidateProbe, RunStore, StoreModule } from '@drover/store';
+import { CandidateRanker } from './candidates/candidate-ranker.service';
 import { CandidateRegistry } from './candidates/candidate-registry.service';
 import { ConditionRegistry } from './conditions/condition-registry.service';
 import { SlotSelector } from './fires/slot-selector';
@@ -44,6 +45,8 @@ export class SchedulerModule {
         },
         ConditionRegistry,
         CandidateRegistry,
+        CandidateProbe,
+        CandidateRanker,
         SlotSelector,
         SlotDecider,
         SlotApplier,

@@ -19,6 +19,9 @@ export {
 } from './routines/routine-trigger';
 export { DuplicateOverrideError } from './errors/duplicate-override.error';
 
+// A selector routine's dry run: the api asks over Redis, a scheduler replica ranks its provider's answer.
+export { CandidateProbe, type CandidateRanking } from './routines/candidate-probe';
+
 // Making a run from a routine or a request: its id, open-run tracking, defaults (every producer goes through it).
 export {
   adHocRun,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { compareWork, type WorkItem } from './priority.policy';
+import type { CandidateVerdict } from './candidate-verdict';
+import { compareWork, weightedStaleness, type WorkItem } from './priority.policy';
 
 /**
  * One piece of work a selector routine's candidate provider says may be owed (jeeves-meta style):
@@ -61,6 +62,64 @@ export function selectCandidates(
     .sort(compareWork(opts.now, opts.depthWeight))
     .slice(0, Math.max(0, opts.maxPerTick))
     .map((w) => byKey.get(w.id)!);
+}
+
+/** One candidate in a tick's ranking, and what the tick would do with it. */
+export interface RankedCandidate {
+  /** Its place in the ranking, from 1. */
+  rank: number;
+  candidate: Candidate;
+  /** `stalenessSec × (depth + 1) ^ (depthWeight × emphasis)`; null: never done (stalest of all). */
+  weightedStalenessSec: number | null;
+  verdict: CandidateVerdict;
+}
+
+/**
+ * Every candidate as a tick ranks it, each with its verdict: the dry run of {@link selectCandidates},
+ * which chooses exactly the `chosen` ones in this order. Ranked by band, weighted staleness, then key
+ * (a repeated key's later entries go last, in the order given); `overrideKeys` (a subset of
+ * `pendingKeys`) tells an operator's pending override from an earlier tick's run. Pure.
+ */
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  opts: {
+    now: number;
+    maxPerTick: number;
+    depthWeight: number;
+    pendingKeys: ReadonlySet<string>;
+    overrideKeys?: ReadonlySet<string>;
+  },
+): RankedCandidate[] {
+  // Only an enabled entry takes its key: a later enabled entry of a disabled one's key still counts.
+  const seen = new Set<string>();
+  const first: Candidate[] = [];
+  const repeated: Candidate[] = [];
+  for (const c of candidates) {
+    if (!c.disabled && seen.has(c.key)) repeated.push(c);
+    else {
+      if (!c.disabled) seen.add(c.key);
+      first.push(c);
+    }
+  }
+  const order = compareWork(opts.now, opts.depthWeight);
+  const works = first.map((candidate, at) => ({ candidate, at, work: asWork(candidate, opts.now) }));
+  // A disabled entry may share its key with another entry: those keep the order they were given in.
+  works.sort((a, b) => order(a.work, b.work) || a.at - b.at);
+  let chosen = 0;
+  const verdictOf = (c: Candidate): CandidateVerdict => {
+    if (c.disabled) return 'disabled';
+    if (opts.pendingKeys.has(c.key)) return opts.overrideKeys?.has(c.key) ? 'pending-override' : 'pending-run';
+    if (chosen >= opts.maxPerTick) return 'beyond-max-per-tick';
+    chosen++;
+    return 'chosen';
+  };
+  const weighted = (c: Candidate): number | null =>
+    c.stalenessSec === null ? null : weightedStaleness(asWork(c, opts.now), opts.now, opts.depthWeight) / 1000;
+  const ranked = [
+    ...works.map(({ candidate }) => ({ candidate, verdict: verdictOf(candidate) })),
+    ...repeated.map((candidate) => ({ candidate, verdict: 'repeated' as const })),
+  ];
+  return ranked.map((r, i) => ({ rank: i + 1, ...r, weightedStalenessSec: weighted(r.candidate) }));
 }
 
 /** Idle backoff of a selector routine: how many ticks it lets pass between looks while nothing is owed. */
