@@ -11,6 +11,7 @@ import { renderFields, renderTable } from '../output/table';
 import { followRun } from '../runs/follow-run';
 import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
+import { registerRoutineOverrides } from './routine-overrides.command';
 import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
 
 type RoutineDefinition = components['schemas']['RoutineDefinition'];
@@ -348,4 +349,6 @@ Examples:
         ]),
       );
     });
+
+  registerRoutineOverrides(routines, ctx);
 }

@@ -53,6 +53,9 @@ describe('drover completion', () => {
       'preview',
       'history',
       'stats',
+      'override',
+      'overrides',
+      'candidates',
       'help',
     ]);
   });
