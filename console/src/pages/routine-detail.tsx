@@ -3,6 +3,7 @@ import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bit
 import { DurationChart } from '../components/charts';
 import { Link } from '../components/link';
 import { RoutineActions } from '../components/routine-actions';
+import { SelectorPanel } from '../components/selector-panel';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
@@ -63,6 +64,8 @@ export function RoutineDetail({ name }: { name: string }) {
               overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
             </dd>
           </dl>
+
+          {d.routine.definition.selector && <SelectorPanel routine={d.routine} reloadKey={d} />}
 
           <h2>Last 24 hours</h2>
           <div class="cards">
