@@ -191,6 +191,18 @@ describe('Redis ACL users per role', () => {
       );
       expect((await call('GET', '/audit')).status).toBe(200);
       expect((await call('GET', '/routines/tick/runs')).status).toBe(200);
+      // A selector routine's override, and its dry run: the api asks a scheduler over Redis.
+      const selector = { provider: 'http.candidates', args: { url: `${oracle.url}/candidates` } };
+      const metas = { name: 'metas', jobType: 'noop', queue: 'default', status: 'paused', selector };
+      expect((await call('POST', '/routines', { ...metas, trigger: { kind: 'interval', everyMs: 1000 } })).status).toBe(
+        201,
+      );
+      expect((await call('POST', '/routines/metas/overrides', { key: 'k' })).status).toBe(201);
+      expect(await (await call('DELETE', '/routines/metas/overrides')).json()).toMatchObject({
+        cleared: [expect.any(String)],
+      });
+      const ranked = await call('GET', '/routines/metas/candidates');
+      expect([ranked.status, ((await ranked.json()) as { routine?: string }).routine]).toEqual([200, 'metas']);
     }, 30_000);
 
     it('no app was refused anything: Redis logged no ACL denial, every app is ready', async () => {
