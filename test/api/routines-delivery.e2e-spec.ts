@@ -1,5 +1,6 @@
 import { runIdForSlot } from '@drover/core';
 import { startHttpOracle, waitFor, type HttpOracle } from '@drover/testing';
+import { droverAs } from '../cli/support/drover-cli';
 import { ApiCluster, expectProblem } from './support/api-cluster';
 import { anIso } from './support/iso';
 
@@ -312,6 +313,25 @@ describe('routines api: what deleting, pausing, triggering and backfilling does 
     );
     expect(wide.errors).toEqual([{ path: 'query.from', message: expect.stringContaining('the limit is 1000') }]);
     expectProblem(await api.call('GET', '/routines/nope/slots', { as: 'viewer' }), 404);
+
+    // The same ledger from the CLI, as the built binary: one table row per slot.
+    const viewer = droverAs(api, 'viewer');
+    const [fromArg, toArg] = [new Date(first - 1).toISOString(), new Date(last).toISOString()];
+    const table = await viewer(['routines', 'slots', name, '--from', fromArg, '--to', toArg]);
+    expect([table.code, table.stderr]).toEqual([0, '']);
+    const rows = table.stdout.split('\n').filter((l) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/.test(l));
+    expect(rows).toHaveLength(items.length);
+    rows.forEach((row, k) => {
+      const i = items[k]!;
+      expect(row).toMatch(new RegExp(`^${i.slot.slice(0, 19).replace('T', ' ')} UTC\\s+${i.fate}\\b`));
+      if (i.fate === 'ran') expect(row).toContain(i.runs[0]!.id);
+      else expect(row).toContain('paused');
+    });
+    const json = await viewer(['routines', 'slots', name, '--from', fromArg, '--to', toArg, '-o', 'json']);
+    expect(JSON.parse(json.stdout).items).toEqual(items);
+    const wideCli = await viewer(['routines', 'slots', name, '--from', '-3h']);
+    expect(wideCli.code).not.toBe(0);
+    expect(wideCli.stderr).toContain('the limit is 1000');
     await api.call('DELETE', `/routines/${name}`, { as: 'operator' });
   }, 60_000);
 });

@@ -12,6 +12,7 @@ import { followRun } from '../runs/follow-run';
 import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
+import { registerRoutineSlots } from './routine-slots.command';
 import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
 
 type RoutineDefinition = components['schemas']['RoutineDefinition'];
@@ -351,4 +352,5 @@ Examples:
     });
 
   registerRoutineOverrides(routines, ctx);
+  registerRoutineSlots(routines, ctx);
 }
