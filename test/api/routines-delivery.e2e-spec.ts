@@ -306,9 +306,13 @@ describe('routines api: what deleting, pausing, triggering and backfilling does 
     expect(res.body.counts).toMatchObject({ 'no-record': 0, due: 0 });
 
     const wide = expectProblem(
-      await api.call('GET', `/routines/${name}/slots?from=${new Date(first - 7_200_000).toISOString()}`, {
-        as: 'viewer',
-      }),
+      await api.call(
+        'GET',
+        `/routines/${name}/slots?${range}`.replace(/to=.*$/, `to=${new Date(last + 7_200_000).toISOString()}`),
+        {
+          as: 'viewer',
+        },
+      ),
       400,
     );
     expect(wide.errors).toEqual([{ path: 'query.from', message: expect.stringContaining('the limit is 1000') }]);
@@ -329,7 +333,7 @@ describe('routines api: what deleting, pausing, triggering and backfilling does 
     });
     const json = await viewer(['routines', 'slots', name, '--from', fromArg, '--to', toArg, '-o', 'json']);
     expect(JSON.parse(json.stdout).items).toEqual(items);
-    const wideCli = await viewer(['routines', 'slots', name, '--from', '-3h']);
+    const wideCli = await viewer(['routines', 'slots', name, '--from', fromArg, '--to', '2h']);
     expect(wideCli.code).not.toBe(0);
     expect(wideCli.stderr).toContain('the limit is 1000');
     await api.call('DELETE', `/routines/${name}`, { as: 'operator' });

@@ -526,7 +526,7 @@ export interface paths {
     };
     /**
      * The slot ledger: every slot of the routine's schedule in (from, to] with its fate
-     * @description Each slot is ran (its runs: id, status, attempts), skipped (a reason), superseded, due, not-yet-due or no-record (past, decided, no record left: retention or the index of the routine's newest 1000 runs). At most 1000 slots: a wider range is a 400. `to` defaults to now, `from` to 50 slots before `to`. Manual and ad-hoc runs are not slots; backfills and replays count for their slot.
+     * @description Each slot is ran (its runs: id, status, attempts), skipped (a reason), superseded, due, not-yet-due or no-record (past, decided, no record left: retention or the index of the routine's newest 1000 runs). At most 1000 slots: a wider range is a 400. `to` defaults to now, `from` to 50 slots before `to`; slots before the routine was created are not listed. Manual and ad-hoc runs are not slots; backfills and replays count for their slot.
      */
     get: operations['listSlots'];
     put?: never;

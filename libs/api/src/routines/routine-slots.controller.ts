@@ -74,7 +74,7 @@ const listSlots = route({
     `Each slot is ran (its runs: id, status, attempts), skipped (a reason), superseded, due, not-yet-due or no-record ` +
     `(past, decided, no record left: retention or the index of the routine's newest 1000 runs). At most ` +
     `${MAX_LEDGER_SLOTS} slots: a wider range is a 400. \`to\` defaults to now, \`from\` to ${DEFAULT_SLOTS} slots ` +
-    `before \`to\`. Manual and ad-hoc runs are not slots; backfills and replays count for their slot.`,
+    `before \`to\`; slots before the routine was created are not listed. Manual and ad-hoc runs are not slots; backfills and replays count for their slot.`,
   tag: 'routines',
   role: 'viewer',
   params: nameParams,
@@ -109,9 +109,11 @@ export class RoutineSlotsController {
     const now = this.clock.now();
     const trigger = record.def.trigger;
     const to = query.to === undefined ? now : parseIsoInstant(query.to)!;
-    const from =
+    const asked =
       query.from === undefined ? defaultLedgerFrom(trigger, to, DEFAULT_SLOTS) : parseIsoInstant(query.from)!;
-    if (to <= from) throw field('query.to', `must be after from (${isoOf(from)})`);
+    if (to <= asked) throw field('query.to', `must be after from (${isoOf(asked)})`);
+    // Slots from before the routine existed are none of its slots.
+    const from = Math.max(asked, record.createdAt);
     const pauses = [
       ...(state.pausedFrom !== undefined && state.since !== undefined
         ? [{ from: state.pausedFrom, to: state.since }]
