@@ -654,6 +654,7 @@ export interface components {
         | 'routine-not-found'
         | 'routine-version-conflict'
         | 'routine-archived'
+        | 'redis-out-of-memory'
         | 'unknown-queue'
         | 'not-parked'
         | 'duplicate-override'
@@ -1320,6 +1321,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   listAudit: {
@@ -1608,6 +1620,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2088,6 +2111,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParked: {
@@ -2168,6 +2202,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2293,6 +2338,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParkedRuns: {
@@ -2412,6 +2468,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   pauseQueue: {
@@ -2488,6 +2555,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   resumeQueue: {
@@ -2558,6 +2636,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2819,6 +2908,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3117,6 +3217,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteRoutine: {
@@ -3197,6 +3308,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3320,6 +3442,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   archiveRoutine: {
@@ -3392,6 +3525,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3517,6 +3661,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   pauseRoutine: {
@@ -3621,6 +3776,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3785,6 +3951,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4061,6 +4238,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   unarchiveRoutine: {
@@ -4133,6 +4321,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4406,6 +4605,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   runEvents: {
@@ -4614,6 +4824,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteSession: {
@@ -4656,6 +4877,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
