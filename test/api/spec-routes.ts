@@ -64,7 +64,8 @@ export const SPEC_ROUTES: SpecRoute[] = [
     role: 'operator',
     body: ['jobType', 'payload', 'queue', 'runAt', 'delayMs', 'priority', 'maxAttempts'],
     headers: ['Idempotency-Key'],
-    statuses: [201],
+    // 503: Redis at its memory limit (redis-out-of-memory, with Retry-After), as for every write.
+    statuses: [201, 503],
   },
   { method: 'GET', path: `${V1}/runs`, role: 'viewer', query: ['queue', 'status', 'routine', 'jobType'] },
   { method: 'GET', path: `${V1}/runs/{id}`, role: 'viewer' },

@@ -699,6 +699,7 @@ export interface components {
         | 'routine-not-found'
         | 'routine-version-conflict'
         | 'routine-archived'
+        | 'redis-out-of-memory'
         | 'unknown-queue'
         | 'not-parked'
         | 'duplicate-override'
@@ -1402,6 +1403,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   listAudit: {
@@ -1690,6 +1702,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2170,6 +2193,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParked: {
@@ -2250,6 +2284,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2375,6 +2420,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParkedRuns: {
@@ -2494,6 +2550,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   pauseQueue: {
@@ -2570,6 +2637,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   resumeQueue: {
@@ -2640,6 +2718,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2901,6 +2990,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3199,6 +3299,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteRoutine: {
@@ -3279,6 +3390,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3402,6 +3524,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   archiveRoutine: {
@@ -3474,6 +3607,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3593,6 +3737,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4082,6 +4237,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   previewRoutine: {
@@ -4240,6 +4406,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4516,6 +4693,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   unarchiveRoutine: {
@@ -4588,6 +4776,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4861,6 +5060,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   runEvents: {
@@ -5069,6 +5279,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteSession: {
@@ -5111,6 +5332,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -14,6 +14,7 @@ export {
   InvalidOptionsError,
   InvalidPayloadError,
   InvalidRoutineError,
+  RedisOutOfMemoryError,
   RoutineArchivedError,
   RoutineNotFoundError,
   RoutineVersionConflictError,

@@ -54,3 +54,4 @@ export * from './errors/invalid-options.error';
 export * from './errors/invalid-routine.error';
 export * from './errors/unknown-job-type.error';
 export * from './errors/idempotency-key-conflict.error';
+export * from './errors/redis-out-of-memory.error';

@@ -10,3 +10,4 @@ export * from './clock/clock';
 export * from './clock/cluster-clock';
 export * from './server-settings';
 export * from './pubsub/resilient-subscriber';
+export * from './out-of-memory/out-of-memory-pause';

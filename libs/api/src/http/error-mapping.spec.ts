@@ -5,6 +5,7 @@ import {
   InvalidOptionsError,
   InvalidPayloadError,
   InvalidRoutineError,
+  RedisOutOfMemoryError,
   RoutineNotFoundError,
   RoutineVersionConflictError,
   RunNotFoundError,
@@ -88,6 +89,31 @@ describe('mapError', () => {
         unexpected: true,
       });
     }
+  });
+
+  it("answers Redis's out-of-memory refusal, however a write met it, with a 503 to retry after a while", () => {
+    const refusal = "OOM command not allowed when used memory > 'maxmemory'.";
+    const execAbort = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [new Error(refusal)],
+    });
+    for (const err of [
+      new Error(refusal),
+      new Error(`${refusal} script: 5ab432e88830d573e2fa33392ffbd4ad25a9b100, on @user_script:589.`),
+      execAbort,
+      new RedisOutOfMemoryError(),
+    ]) {
+      expect(mapError(err)).toEqual({
+        problem: expect.objectContaining({
+          status: 503,
+          code: 'redis-out-of-memory',
+          detail: new RedisOutOfMemoryError().message,
+        }),
+        headers: { 'Retry-After': '5' },
+        unexpected: false,
+      });
+    }
+    // Another Redis error stays a logged 500.
+    expect(mapError(new Error('ERR wrong number of arguments')).problem.status).toBe(500);
   });
 
   it('keeps a ProblemError as thrown and a Nest 4xx as its status', () => {

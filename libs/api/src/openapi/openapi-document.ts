@@ -73,6 +73,14 @@ const problemSchema: JsonSchema = {
 
 const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
 
+/** What a write answers while Redis is at its memory limit (docs/errors.md, `redis-out-of-memory`). */
+const REDIS_FULL = {
+  description:
+    'Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } },
+  content: PROBLEM_CONTENT,
+};
+
 /** Errors every route may answer, by what it does. */
 function commonErrors(spec: RouteSpec): number[] {
   const codes = [500];
@@ -136,6 +144,7 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
     for (const code of commonErrors(spec)) {
       responses[String(code)] ??= { description: 'A problem (RFC 9457)', content: PROBLEM_CONTENT };
     }
+    if (isMutating(spec.method)) responses['503'] ??= REDIS_FULL;
     const op: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,

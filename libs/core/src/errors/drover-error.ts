@@ -15,6 +15,7 @@ export const DROVER_ERROR_CODES = [
   'routine-not-found',
   'routine-version-conflict',
   'routine-archived',
+  'redis-out-of-memory',
   // store
   'unknown-queue',
   'not-parked',
