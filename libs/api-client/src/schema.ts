@@ -4042,6 +4042,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   clearOverrides: {
@@ -4121,6 +4132,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
