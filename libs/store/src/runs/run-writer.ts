@@ -172,7 +172,8 @@ export class RunWriter {
 
   /**
    * Adds one run (see {@link enqueueMany}). The hot path: a fresh ad-hoc run of default rank into a
-   * queue whose facts are cached is one BullMQ add, with nothing awaited before it.
+   * queue whose facts are cached is one BullMQ add, with nothing awaited before it; a keyed
+   * (`anyQueue`) one is one guarded add ({@link enqueueGuarded}).
    */
   enqueue(run: NewRun): Promise<EnqueueResult> {
     if (run.anyQueue && !run.dedup && run.routine === null && !this.connections.isCluster) {
