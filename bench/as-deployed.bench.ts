@@ -193,6 +193,7 @@ function table(results: Record<Side, Round[]>): void {
     ['producer CPU, node (µs/call)', (r) => p(r, 'single').cpuUs, undefined, false],
     ["  raw given Drover's job (µs/call)", (r) => p(r, 'shaped').cpuUs, (r) => p(r, 'single').cpuUs, false],
     ['producer CPU, redis-server (µs/call)', (r) => p(r, 'single').redisCpuUs, undefined, false],
+    ['idempotent CPU, node (µs/call)', (r) => p(r, 'idempotent').cpuUs, undefined, false],
     ['idempotent CPU, redis-server (µs/call)', (r) => p(r, 'idempotent').redisCpuUs, undefined, false],
     ['Redis bytes per queued job (used_memory)', (r) => p(r, 'single').bytesPerJob, undefined, true],
     ["  vs raw given Drover's job", (r) => p(r, 'shaped').bytesPerJob, (r) => p(r, 'single').bytesPerJob, true],

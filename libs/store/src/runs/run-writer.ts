@@ -12,6 +12,7 @@ import type { Clock, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
+import { addGuarded } from './guarded-add';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { RunIndex } from './run-index';
 import type { RunJobData } from './run-job-data';
@@ -171,9 +172,16 @@ export class RunWriter {
 
   /**
    * Adds one run (see {@link enqueueMany}). The hot path: a fresh ad-hoc run of default rank into a
-   * queue whose facts are cached is one BullMQ add, with nothing awaited before it.
+   * queue whose facts are cached is one BullMQ add, with nothing awaited before it; a keyed
+   * (`anyQueue`) one is one guarded add ({@link enqueueGuarded}).
    */
   enqueue(run: NewRun): Promise<EnqueueResult> {
+    if (run.anyQueue && !run.dedup && run.routine === null && !this.connections.isCluster) {
+      const keyed = this.queues.peek(run.queue);
+      if (keyed?.def && (keyed.ranked || isDefaultRank(run.source, run.priority ?? 0))) {
+        return this.enqueueGuarded(run, keyed.def, keyed.ranked);
+      }
+    }
     const facts = run.freshId && !run.dedup && run.routine === null ? this.queues.peek(run.queue) : undefined;
     if (!facts?.def || (!facts.ranked && !isDefaultRank(run.source, run.priority ?? 0))) {
       return this.enqueueMany([run]).then((r) => r[0]!);
@@ -187,6 +195,24 @@ export class RunWriter {
       .get(run.queue)
       .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked))
       .then(() => ({ id: run.id, created: true }));
+  }
+
+  /**
+   * An `anyQueue` run in one script call: BullMQ's own add, guarded by one EXISTS over every place
+   * the run could be (its job in any defined queue, its record). Not on Cluster, where those keys
+   * live in different hash slots: there {@link enqueueMany} looks first, then adds.
+   */
+  private async enqueueGuarded(run: NewRun, policy: Queue, ranked: boolean): Promise<EnqueueResult> {
+    this.checkPayload(run);
+    const guard = [this.bull.keys.bullJob(run.queue, run.id), this.tombstones.key(run.id)];
+    for (const q of await this.queues.queueNames()) if (q !== run.queue) guard.push(this.bull.keys.bullJob(q, run.id));
+    const job = {
+      name: run.jobType,
+      data: this.jobData(run),
+      opts: { ...this.jobOptions(run, policy, ranked), jobId: run.id },
+    };
+    const created = await addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    return { id: run.id, created };
   }
 
   private checkPayload(run: NewRun): void {
