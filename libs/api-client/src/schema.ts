@@ -658,7 +658,8 @@ export interface components {
         | 'not-parked'
         | 'duplicate-override'
         | 'routine-not-triggerable'
-        | 'trigger-key-conflict';
+        | 'trigger-key-conflict'
+        | 'redis-not-replicated';
       errors?: {
         path: string;
         message: string;

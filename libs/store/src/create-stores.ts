@@ -51,7 +51,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     routines,
     routineChanges: new RoutineChanges(connections.command, keys),
     stats,
-    claims: new SlotClaims(connections.command, keys),
+    claims: new SlotClaims(connections.command, keys, connections.replicaWait),
     catalog,
     processes: new ProcessCatalog(connections.command, keys),
     plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, clock }),

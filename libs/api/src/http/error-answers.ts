@@ -57,6 +57,8 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'routine-archived': { status: 409 },
   'trigger-key-conflict': { status: 409 },
   'stale-leader': null,
+  // Nothing the caller did: Redis could not replicate the write in time; retrying is safe.
+  'redis-not-replicated': { status: 503 },
   'invalid-config': null,
   'unusable-tls-file': null,
   'run-wait-timeout': null,
