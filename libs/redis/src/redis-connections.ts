@@ -40,10 +40,15 @@ export class RedisConnections {
     return new RedisConnections({ kind: 'client', client }, instanceId, log, wait);
   }
 
-  /** WAIT for replicas after the command connection's claims and enqueues (a no-op when none are asked). */
+  /** WAIT for replicas after the command connection's enqueues (a no-op when none are asked). */
   get replicaWait(): ReplicaWait {
-    this.waiter ??= new ReplicaWait(this.waitOptions.replicas > 0 ? this.command : undefined, this.waitOptions);
+    this.waiter ??= this.waitOn(this.command);
     return this.waiter;
+  }
+
+  /** WAIT for replicas after writes made on `client` (a no-op when none are asked). */
+  waitOn(client: RedisClient): ReplicaWait {
+    return new ReplicaWait(this.waitOptions.replicas > 0 ? client : undefined, this.waitOptions);
   }
 
   get isCluster(): boolean {
