@@ -41,6 +41,8 @@ function closesOf(client: RedisClient): { n: number } {
  */
 export class ReplicaWait {
   private readonly counter: { n: number } | undefined;
+  /** The WAIT about to be sent, which every write answered before it was sent may share. */
+  private next?: Promise<number>;
 
   constructor(
     private readonly client: RedisClient | undefined,
@@ -61,6 +63,20 @@ export class ReplicaWait {
     return { closes: this.counter?.n ?? 0 };
   }
 
+  /**
+   * One WAIT for every write confirmed in the same turn of the event loop (group commit): a WAIT
+   * covers all writes its connection made before it, so writes answered before it is sent share it;
+   * a write answered after it was sent waits for the next one.
+   */
+  private nextWait(): Promise<number> {
+    this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.next = undefined;
+      const client = this.client as { call(...args: (string | number)[]): Promise<unknown> };
+      return client.call('WAIT', this.options.replicas, this.options.timeoutMs).then(Number);
+    });
+    return this.next;
+  }
+
   /** WAITs for the writes made since `ticket`; throws {@link NotReplicatedError} if too few replicas have them. */
   async confirm(ticket: WaitTicket, what: string): Promise<void> {
     if (!this.counter || !this.client) return;
@@ -70,13 +86,7 @@ export class ReplicaWait {
     }
     let acked: number;
     try {
-      acked = Number(
-        await (this.client as { call(...args: (string | number)[]): Promise<unknown> }).call(
-          'WAIT',
-          replicas,
-          timeoutMs,
-        ),
-      );
+      acked = await this.nextWait();
     } catch (err) {
       throw new NotReplicatedError(what, 0, replicas, `WAIT failed (${(err as Error).message})`);
     }
