@@ -85,6 +85,35 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
     }
   });
 
+  it('confirms a pending claim someone else made before it is completed: rewrites its expiry, then WAITs', async () => {
+    const slot = NOW + 20_000;
+    const now = Date.now();
+    const other = testStores('wait-other', {
+      redis: { kind: 'url', url: master.url, tls: false },
+      prefix: stores.keys.prefix,
+    });
+    try {
+      expect((await other.claims.claim({ routine: 'r', slot, decision: { ...fire, at: now }, now })).kind).toBe(
+        'claimed',
+      );
+      const claim = await stores.claims.get('r', slot);
+      const ttl = await stores.connections.command.pttl(stores.claims.key('r', slot));
+      const before = await waitCalls(stores.connections.command as Redis);
+      await stores.claims.confirm('r', slot, claim!);
+      expect((await waitCalls(stores.connections.command as Redis)) - before).toBe(1);
+      expect(await stores.connections.command.get(stores.claims.key('r', slot))).toBe(claim!.raw);
+      expect(Math.abs((await stores.connections.command.pttl(stores.claims.key('r', slot))) - ttl)).toBeLessThan(2_000);
+      process.kill(replica.pid, 'SIGSTOP');
+      try {
+        await expect(stores.claims.confirm('r', slot, claim!)).rejects.toMatchObject({ code: 'redis-not-replicated' });
+      } finally {
+        process.kill(replica.pid, 'SIGCONT');
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sends no WAIT at all without replicas to wait for', async () => {
     const plain = testStores('nowait', { redis: { kind: 'url', url: master.url, tls: false } });
     try {
