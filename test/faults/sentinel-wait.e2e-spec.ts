@@ -103,13 +103,22 @@ describe.each([
         const masterPort = await topology.masterPort();
         const master = topology.nodes.find((n) => n.port === masterPort)!;
         const replicas = topology.nodes.filter((n) => n.port !== masterPort);
-        await topology.waitForReplicasInSync();
-        // Mid-second: the last slot's runs are done, the next slot's fire is ~600 ms away.
-        await sleep(1_400 - (Date.now() % 1000));
-        const stoppedAt = Date.now();
-        for (const r of replicas) process.kill(r.pid, 'SIGSTOP');
         const direct = new Redis(topology.clientOptions(masterPort));
+        let stoppedAt: number;
         try {
+          // Both replicas connected and caught up (the offsets never stand still long enough to compare).
+          await waitFor(
+            'both replicas to acknowledge',
+            async () => {
+              await direct.set('wait-test-sync', String(Date.now()));
+              return Number(await direct.call('WAIT', 2, 1_000)) === 2;
+            },
+            { timeoutMs: 20_000 },
+          );
+          // Mid-second: the last slot's runs are done, the next slot's fire is ~600 ms away.
+          await sleep(1_400 - (Date.now() % 1000));
+          stoppedAt = Date.now();
+          for (const r of replicas) process.kill(r.pid, 'SIGSTOP');
           await direct.set('wait-test-filler', Buffer.alloc(FILLER_BYTES, 120));
           await sleep(stoppedAt + 1_900 - Date.now());
         } finally {
