@@ -10,7 +10,7 @@ import {
   RunNotFoundError,
   UnknownJobTypeError,
 } from '@drover/core';
-import { StaleLeaderError } from '@drover/redis';
+import { NotReplicatedError, StaleLeaderError } from '@drover/redis';
 import {
   DuplicateOverrideError,
   NotParkedError,
@@ -41,6 +41,7 @@ describe('mapError', () => {
       status: 409,
     },
     { err: new TriggerKeyConflictError('k', 'r1', null, 'nightly'), status: 409 },
+    { err: new NotReplicatedError('run r1', 0, 1, '0 acknowledged within 1000 ms'), status: 503 },
   ])('answers $err.name with $status and its message as the detail', ({ err, status }) => {
     expect(mapError(err)).toEqual({
       problem: {
