@@ -704,7 +704,8 @@ export interface components {
         | 'not-parked'
         | 'duplicate-override'
         | 'routine-not-triggerable'
-        | 'trigger-key-conflict';
+        | 'trigger-key-conflict'
+        | 'redis-not-replicated';
       errors?: {
         path: string;
         message: string;
@@ -1403,7 +1404,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -1708,7 +1709,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2193,7 +2194,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2290,7 +2291,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2420,7 +2421,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2550,7 +2551,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2637,7 +2638,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2724,7 +2725,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -2996,7 +2997,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3299,7 +3300,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3396,7 +3397,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3524,7 +3525,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3613,7 +3614,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -3743,7 +3744,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4042,7 +4043,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4138,7 +4139,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4259,7 +4260,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4434,7 +4435,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4715,7 +4716,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -4804,7 +4805,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5082,7 +5083,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5301,7 +5302,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -5360,7 +5361,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Redis is at its memory limit (maxmemory, noeviction) and refused the write (code `redis-out-of-memory`); nothing was written: retry after `Retry-After` seconds */
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */

@@ -6,6 +6,8 @@ export * from './memory-policy';
 export * from './redis.module';
 export * from './scripts';
 export * from './errors/stale-leader.error';
+export * from './errors/not-replicated.error';
+export * from './replication/replica-wait';
 export * from './clock/clock';
 export * from './clock/cluster-clock';
 export * from './server-settings';

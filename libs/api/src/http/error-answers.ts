@@ -65,6 +65,9 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   },
   'trigger-key-conflict': { status: 409 },
   'stale-leader': null,
+  // Nothing the caller did: Redis could not replicate the write in time; retrying is safe, and a
+  // replica that lagged usually catches up within a second.
+  'redis-not-replicated': { status: 503, headers: () => ({ 'Retry-After': '1' }) },
   'invalid-config': null,
   'unusable-tls-file': null,
   'run-wait-timeout': null,

@@ -11,7 +11,7 @@ import {
   RunNotFoundError,
   UnknownJobTypeError,
 } from '@drover/core';
-import { StaleLeaderError } from '@drover/redis';
+import { NotReplicatedError, StaleLeaderError } from '@drover/redis';
 import {
   DuplicateOverrideError,
   NotParkedError,
@@ -42,19 +42,27 @@ describe('mapError', () => {
       status: 409,
     },
     { err: new TriggerKeyConflictError('k', 'r1', null, 'nightly'), status: 409 },
-  ])('answers $err.name with $status and its message as the detail', ({ err, status }) => {
-    expect(mapError(err)).toEqual({
-      problem: {
-        type: expect.stringMatching(/^urn:drover:problem:/),
-        title: expect.any(String),
-        status,
-        detail: err.message,
-        code: err.code,
-      },
-      headers: {},
-      unexpected: false,
-    });
-  });
+    {
+      err: new NotReplicatedError('run r1', 0, 1, '0 acknowledged within 1000 ms'),
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    },
+  ] as { err: Error & { code: string }; status: number; headers?: Record<string, string> }[])(
+    'answers $err.name with $status and its message as the detail',
+    ({ err, status, headers }) => {
+      expect(mapError(err)).toEqual({
+        problem: {
+          type: expect.stringMatching(/^urn:drover:problem:/),
+          title: expect.any(String),
+          status,
+          detail: err.message,
+          code: err.code,
+        },
+        headers: headers ?? {},
+        unexpected: false,
+      });
+    },
+  );
 
   it('names the fields of the request the error is about', () => {
     expect(mapError(new UnknownJobTypeError('x', [])).problem.errors).toEqual([

@@ -24,6 +24,7 @@ export const DROVER_ERROR_CODES = [
   'trigger-key-conflict',
   // redis
   'stale-leader',
+  'redis-not-replicated',
   // config
   'invalid-config',
   'unusable-tls-file',

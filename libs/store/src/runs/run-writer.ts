@@ -191,10 +191,16 @@ export class RunWriter {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.bull
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    const add = this.bull
       .get(run.queue)
-      .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked))
-      .then(() => ({ id: run.id, created: true }));
+      .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked));
+    if (!ticket) return add.then(() => ({ id: run.id, created: true }));
+    return add.then(async () => {
+      await wait.confirm(ticket, `run ${run.id}`);
+      return { id: run.id, created: true };
+    });
   }
 
   /**
@@ -247,6 +253,10 @@ export class RunWriter {
       known.set(queue, { ...facts, def: facts.def ?? (await this.registry.require(queue)) });
     }
     const outcome = new Map<string, EnqueueResult>();
+    // With replicas to wait for, the runs count once they have them (see ReplicaWait).
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    let wrote = false;
     for (const [queue, group] of byQueue) {
       const facts = known.get(queue)!;
       const policy = facts.def;
@@ -266,6 +276,7 @@ export class RunWriter {
         data: this.jobData(r),
         opts: this.jobOptions(r, policy, ranked),
       }));
+      wrote = true;
       const added =
         jobs.length === 1
           ? [await this.bull.get(queue).add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)]
@@ -286,6 +297,7 @@ export class RunWriter {
         await pipe.exec();
       }
     }
+    if (ticket && wrote) await wait.confirm(ticket, runs.length === 1 ? `run ${runs[0]!.id}` : `${runs.length} runs`);
     return runs.map((r) => outcome.get(r.id) ?? { id: r.id, created: false });
   }
 
