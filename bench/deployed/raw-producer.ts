@@ -2,7 +2,7 @@
  * The raw BullMQ producer of the as-deployed bench: `Queue.add` per job (`single`, `idempotent`
  * with a job id per job) with N calls in flight, or `Queue.addBulk` in chunks (`bulk`). `shaped` is
  * `single` adding the job Drover's client stores for `enqueue('noop', {})`: its data (the payload
- * and the producer's name) and options (the run id as job id, drawn the same way, and attempts).
+ * and the producer's code) and options (the run id as job id, drawn the same way; no attempts).
  * Args: <queue> <prefix> <mode> <n> <inFlight>; env REDIS_URL.
  */
 import { Queue } from 'bullmq';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     } else if (mode === 'shaped') {
       const random = secureRandomSource();
       await withInFlight(n, inFlight, () =>
-        queue.add('noop', { payload: {}, createdBy: 'bench' }, { jobId: adHocRunId(Date.now(), random), attempts: 3 }),
+        queue.add('noop', { payload: {}, by: '1' }, { jobId: adHocRunId(Date.now(), random), attempts: undefined }),
       );
     } else {
       await withInFlight(n, inFlight, () => queue.add('noop', {}));
