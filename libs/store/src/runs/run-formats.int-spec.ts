@@ -47,11 +47,11 @@ describe('the lean run and the runs written before it (real redis-server)', () =
     await s.runs.reading.producers.register('billing');
     const { id } = await s.runs.enqueue(fresh('billing'));
 
-    // The new run stores the producer's code and no attempts, under a 21-character id.
+    // The new run stores the producer's code, no attempts and no copy of its 21-character id.
     expect(id).toHaveLength(21);
     const lean = await stored(id);
     expect(lean.data).toEqual({ payload: { n: 1 }, by: expect.stringMatching(/^[0-9a-z]{1,3}$/) });
-    expect(lean.opts).toEqual({ jobId: id });
+    expect(lean.opts).toEqual({});
 
     const old = await s.runs.get(OLD_ID);
     const now = await s.runs.get(id);
