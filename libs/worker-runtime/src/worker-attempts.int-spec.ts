@@ -43,4 +43,18 @@ describe('attempts of a run that stores none (against a real redis-server)', () 
     expect(own).toMatchObject({ status: 'parked', attempt: 1, maxAttempts: 1 });
     expect(await metric(w.metrics, 'retried')).toBe(2);
   });
+
+  it("shows a handler its run's producer by name and its queue's maxAttempts", async () => {
+    p = await producer(uniquePrefix('att'), [{ name: 'q', maxAttempts: 4 }]);
+    await p.runs.reading.producers.register('billing');
+    await p.runs.enqueue(newRun('a-coded', 'test.echo', { createdBy: 'billing' }));
+    expect(JSON.parse((await p.connections.command.hget(p.bull.keys.bullJob('q', 'a-coded'), 'data'))!)).toEqual({
+      payload: {},
+      by: expect.any(String),
+    });
+    // A worker process that has never seen the code reads it once.
+    w = await startRuntime(p.prefix);
+    const { run } = await p.runs.waitForTerminal('a-coded', 10_000);
+    expect(run?.result).toEqual({ echo: {}, attempt: 1, maxAttempts: 4, createdBy: 'billing' });
+  });
 });
