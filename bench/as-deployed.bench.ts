@@ -4,8 +4,8 @@
  * - producer: a separate process enqueuing N no-op jobs — raw `Queue.add` / Drover's NestJS
  *   `DroverClient.enqueue`, 200 calls in flight (`single`); raw `addBulk` / `enqueueMany` in chunks
  *   of 1000 (`bulk`); one job id / idempotency key per job (`idempotent`). No worker runs. The raw
- *   side also runs `single` with the job Drover stores (`shaped`: a run id, attempts, the producer's
- *   name), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
+ *   side also runs `single` with the job Drover stores (`shaped`: a run id and the producer's
+ *   code), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
  * - processing: a worker process started on the `single` queue's N jobs — raw `Worker` at
  *   concurrency 50 / the Drover `worker` app (`dist/apps/worker`) with a concurrency-50 queue and its
  *   built-in `noop` handler — timed from its first completion to its N-th.

@@ -9,7 +9,7 @@ import {
   type DroverKeys,
   type RedisConnections,
 } from '@drover/redis';
-import type { BullQueues, SlotClaims } from '@drover/store';
+import type { BullQueues, ProducerCodes, SlotClaims } from '@drover/store';
 import {
   attemptOf,
   canceledMarker,
@@ -49,6 +49,8 @@ export interface ConsumerDeps {
   clock: Clock;
   /** Draws the retry jitter. */
   random: Random;
+  /** The names of the producer codes runs carry (one per process). */
+  producers: ProducerCodes;
 }
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -254,6 +256,11 @@ export class QueueConsumer {
       try {
         const refused = data.av === undefined ? undefined : await this.refuseStaleArm(job);
         if (refused && refused !== 'redis-full') return refused;
+        // A producer code this process has not seen yet: its name is read once (ctx.run.createdBy).
+        const producers = this.deps.producers;
+        if (!refused && data.by !== undefined && producers.known(data.by) === undefined) {
+          await producers.load([data.by]);
+        }
         const handler = handlers.forJob(queue, job.name);
         if (this.interrupting || refused) outcome = { kind: 'interrupted' };
         else if (!handler) {
@@ -265,7 +272,7 @@ export class QueueConsumer {
           const pending = executeAttempt({
             handler,
             payload: data.payload,
-            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, abort, this.deps.log, token),
+            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.deps.log, token),
             timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
             abort,
           });
@@ -284,15 +291,14 @@ export class QueueConsumer {
   };
 
   /**
-   * The run's attempts: the job's own `attempts` option (Drover always sets it), else, for a job a
-   * plain BullMQ producer added without one, what it was given at its first failure, else the
-   * queue's. Set on the job in memory so BullMQ's retry check agrees with Drover's decision.
+   * The run's attempts: the job's own `attempts` option (stored only when the run overrides its
+   * queue's), else, for a job a plain BullMQ producer added, what it was given at its first
+   * failure, else the queue's current maxAttempts. Set on the job in memory: BullMQ's retry check
+   * reads `opts.attempts` when an attempt fails, so it agrees with Drover's decision.
    */
   private maxAttemptsOf(job: Job<RunJobData>, data: RunJobData): number {
-    // BullMQ stores `attempts: 0` on a job added without the option.
-    if (!job.opts.attempts) {
-      job.opts.attempts = data.maxAttempts ?? (data.source === 'bullmq' ? this.policy.maxAttempts : 1);
-    }
+    // BullMQ reads a job added without the option as `attempts: 0`.
+    if (!job.opts.attempts) job.opts.attempts = data.maxAttempts ?? this.policy.maxAttempts;
     return job.opts.attempts;
   }
 

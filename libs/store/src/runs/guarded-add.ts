@@ -1,5 +1,6 @@
-import { Job, type JobsOptions, type Queue, type RedisQueueBackend } from 'bullmq';
+import type { JobsOptions, Queue, RedisQueueBackend } from 'bullmq';
 import type { RedisClient } from '@drover/redis';
+import { CompactJob } from '../queues/compact-queue';
 
 /** One of BullMQ's Lua commands as its package ships it (include-resolved, with its key count). */
 interface BullScript {
@@ -54,7 +55,8 @@ type RunCommand = (numKeys: number, ...args: unknown[]) => Promise<unknown>;
  * keys and arguments (`addJobToTransaction`). Only the command it runs is swapped for the guarded
  * one, sent on `redis` (the queue's connection).
  */
-class GuardedJob extends Job {
+// A CompactJob, so a keyed run is stored in the same shape as one `Queue.add` makes on a Drover queue.
+class GuardedJob extends CompactJob {
   static async addGuarded(
     queue: Queue,
     redis: RedisClient,

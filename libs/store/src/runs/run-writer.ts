@@ -14,6 +14,7 @@ import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache'
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { addGuarded } from './guarded-add';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
+import type { ProducerCodes } from './producer-codes';
 import type { RunIndex } from './run-index';
 import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
@@ -33,7 +34,7 @@ export interface NewRun {
   /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
   priority?: number;
   delayMs?: number;
-  /** Default: the queue's maxAttempts. */
+  /** Stored only when given; absent = the queue's maxAttempts at each attempt (its current policy). */
   maxAttempts?: number;
   createdBy?: string;
   replayOf?: string;
@@ -109,6 +110,7 @@ export class RunWriter {
     private readonly clock: Clock,
     private readonly stats: RoutineStatsStore,
     private readonly queues: QueuePolicyCache,
+    private readonly producers: ProducerCodes,
   ) {}
 
   private get redis() {
@@ -134,7 +136,12 @@ export class RunWriter {
       // a routine's run index and plan read it. An immediate ad-hoc run keeps BullMQ's own stamp:
       // every byte of `opts` counts (see below), and it only dates the run.
       ...((delayed || run.routine !== null) && { timestamp: this.clock.now() }),
-      attempts: run.maxAttempts ?? policy.maxAttempts,
+      // Only a run's own attempts are stored: a run without follows its queue's current
+      // maxAttempts, which the worker sets on the job it holds (as for the backoff, below).
+      // `undefined`, not left out: BullMQ's Job starts from `{ attempts: 0, ...opts }` and would
+      // store that 0 (16 bytes of every queued run); an undefined value overrides it and JSON drops
+      // it. The worker int test (worker-attempts) reads the stored options.
+      attempts: run.maxAttempts || undefined,
       // No `backoff` is stored: the worker sets Drover's strategy on the job it holds (BullMQ reads
       // it from memory when an attempt fails). Redis keeps a job hash compact (a listpack) only
       // while each field is at most 64 bytes; the options were over it, which more than tripled
@@ -161,7 +168,12 @@ export class RunWriter {
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
-    if (run.createdBy) data.createdBy = run.createdBy;
+    if (run.createdBy) {
+      // The producer's short code once this process has it; the name in full until then.
+      const by = this.producers.codeOf(run.createdBy);
+      if (by !== undefined) data.by = by;
+      else data.createdBy = run.createdBy;
+    }
     if (run.replayOf) data.replayOf = run.replayOf;
     if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
     if (run.backoff) data.backoff = run.backoff;
@@ -217,7 +229,11 @@ export class RunWriter {
       data: this.jobData(run),
       opts: { ...this.jobOptions(run, policy, ranked), jobId: run.id },
     };
+    // The add goes on the command connection, the one the replica wait watches.
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
     const created = await addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    if (ticket && created) await wait.confirm(ticket, `run ${run.id}`);
     return { id: run.id, created };
   }
 

@@ -77,6 +77,10 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
       const claim = stores.claims.claim({ routine: 'r', slot: NOW + 1_000, decision: fire, now: NOW });
       await expect(claim).rejects.toMatchObject({ code: 'redis-not-replicated', acknowledged: 0, wanted: 1 });
       await expect(stores.runs.enqueue(run('w-2'))).rejects.toMatchObject({ code: 'redis-not-replicated' });
+      // A keyed run (an idempotency key's) takes the one-script guarded add: it waits the same way.
+      await expect(stores.runs.enqueue({ ...run('w-k'), anyQueue: true })).rejects.toMatchObject({
+        code: 'redis-not-replicated',
+      });
       await expect(stores.runs.enqueueMany([run('w-3'), run('w-4')])).rejects.toMatchObject({
         code: 'redis-not-replicated',
       });
