@@ -93,6 +93,7 @@ export const SPEC_ROUTES: SpecRoute[] = [
     statuses: [202],
   },
   { method: 'GET', path: `${V1}/plan`, role: 'viewer' },
+  { method: 'POST', path: `${V1}/plan/what-if`, role: 'viewer', query: ['at', 'slots', 'next'] },
   { method: 'GET', path: `${V1}/cluster`, role: 'viewer' },
   { method: 'GET', path: `${V1}/events`, role: 'viewer', sse: true },
   { method: 'GET', path: `${V1}/audit`, role: 'admin' },

@@ -155,6 +155,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/plan/what-if': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * What a policy bundle would fire, skip and start if applied: the plan before an apply
+     * @description The body is a policy bundle as POST /apply takes it (YAML or JSON); every problem of an invalid one is listed. At most 500 routines. Each routine of the bundle, and each file routine it would remove, is answered with its change, the slots between its stored cursor and `at` that would fire or be skipped under its catch-up policy and deadline (a new routine has missed nothing), why it would not fire (paused, archived, disabled, backing off) and its next fires after `at`. Reads only: viewers may ask.
+     */
+    post: operations['planWhatIf'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/queues': {
     parameters: {
       query?: never;
@@ -1250,6 +1270,84 @@ export interface components {
       error: string | null;
       items: components['schemas']['RankedCandidate'][];
     };
+    PlanWhatIf: {
+      /**
+       * Format: date-time
+       * @description The instant planned at: the apply and the scheduler pass that follows it
+       */
+      at: string;
+      /** Format: date-time */
+      now: string;
+      routines: {
+        routine: string;
+        /** @enum {string} */
+        change: 'created' | 'updated' | 'removed' | 'unchanged';
+        /**
+         * @description As the apply would leave it
+         * @enum {string}
+         */
+        status?: 'active' | 'paused' | 'archived';
+        queue?: string;
+        /** @description Slots between the stored cursor and `at` that would fire, oldest first */
+        fires: {
+          /** Format: date-time */
+          slot: string;
+          /** @enum {string} */
+          source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
+          runId: string;
+          cancel: string[];
+          /** @description Leased at once; otherwise `waits` says why not */
+          starts: boolean;
+          waits?: {
+            /** @description paused (paused or archived), disabled, backing-off, overlap, queue-unknown, queue-paused, ceiling-reached, no-workers, not-yet-due */
+            reason: string;
+            /** Format: date-time */
+            until?: string;
+            detail?: string;
+          };
+        }[];
+        skips: {
+          /** Format: date-time */
+          slot: string;
+          /** @enum {string} */
+          reason:
+            | 'catch-up-skip'
+            | 'superseded'
+            | 'catch-up-capped'
+            | 'deadline-exceeded'
+            | 'overlap-forbid'
+            | 'condition-false';
+        }[];
+        /** @description Why the routine fires nothing now */
+        waiting: {
+          /** @description paused (paused or archived), disabled, backing-off, overlap, queue-unknown, queue-paused, ceiling-reached, no-workers, not-yet-due */
+          reason: string;
+          /** Format: date-time */
+          until?: string;
+          detail?: string;
+        }[];
+        next: {
+          /** Format: date-time */
+          at: string;
+          local: string;
+          /** @enum {string} */
+          dst?: 'gap' | 'overlap';
+        }[];
+        /** @description Not listed (over `slots`) */
+        more: {
+          fires: number;
+          skips: number;
+        };
+      }[];
+      queues: {
+        created: string[];
+        updated: string[];
+        removed: string[];
+        unchanged: string[];
+      };
+      /** @description Queues with more waiting runs than were read */
+      truncated: string[];
+    };
     EnqueuedJob: {
       runId: string;
     };
@@ -1868,6 +1966,106 @@ export interface operations {
       };
       /** @description A problem (RFC 9457) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  planWhatIf: {
+    parameters: {
+      query?: {
+        at?: string;
+        slots?: number;
+        next?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | string
+          | ({
+              queues?: unknown[];
+              routines?: unknown[];
+            } & {
+              [key: string]: unknown;
+            });
+        'application/yaml': string;
+        'text/yaml': string;
+      };
+    };
+    responses: {
+      /** @description The plan of the candidate bundle */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanWhatIf'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -32,6 +32,7 @@ export * from './plan/plan.types';
 export * from './plan/plan-queues';
 export * from './plan/plan-routines';
 export * from './plan/plan';
+export * from './plan/what-if';
 export * from './cluster/duplicate-instance';
 export * from './errors/invalid-payload.error';
 export * from './stats/run-stats';
