@@ -4,8 +4,8 @@
  * - producer: a separate process enqueuing N no-op jobs — raw `Queue.add` / Drover's NestJS
  *   `DroverClient.enqueue`, 200 calls in flight (`single`); raw `addBulk` / `enqueueMany` in chunks
  *   of 1000 (`bulk`); one job id / idempotency key per job (`idempotent`). No worker runs. The raw
- *   side also runs `single` with the job Drover stores (`shaped`: a run id, attempts, the producer's
- *   name), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
+ *   side also runs `single` with the job Drover stores (`shaped`: a run id and the producer's
+ *   code), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
  * - processing: a worker process started on the `single` queue's N jobs — raw `Worker` at
  *   concurrency 50 / the Drover `worker` app (`dist/apps/worker`) with a concurrency-50 queue and its
  *   built-in `noop` handler — timed from its first completion to its N-th.
@@ -193,6 +193,7 @@ function table(results: Record<Side, Round[]>): void {
     ['producer CPU, node (µs/call)', (r) => p(r, 'single').cpuUs, undefined, false],
     ["  raw given Drover's job (µs/call)", (r) => p(r, 'shaped').cpuUs, (r) => p(r, 'single').cpuUs, false],
     ['producer CPU, redis-server (µs/call)', (r) => p(r, 'single').redisCpuUs, undefined, false],
+    ['idempotent CPU, node (µs/call)', (r) => p(r, 'idempotent').cpuUs, undefined, false],
     ['idempotent CPU, redis-server (µs/call)', (r) => p(r, 'idempotent').redisCpuUs, undefined, false],
     ['Redis bytes per queued job (used_memory)', (r) => p(r, 'single').bytesPerJob, undefined, true],
     ["  vs raw given Drover's job", (r) => p(r, 'shaped').bytesPerJob, (r) => p(r, 'single').bytesPerJob, true],

@@ -56,7 +56,8 @@ const firesKeys = (p) => [`${p}:_fires:*`, `${p}:{_fires}:*`];
 export function roleRules(p) {
   const c = `${p}:{core}`;
   const routines = [`${c}:routines`, `${c}:rstate:*`, `${c}:slot:*`, `${c}:disarm`];
-  const runRecords = [`${c}:run:*`, `${c}:runs-kept:*`, `${c}:routine-runs:*`, `${c}:routine-open:*`];
+  // Every role that writes runs registers its producer name (`producers`); the worker reads the codes.
+  const runRecords = [`${c}:run:*`, `${c}:runs-kept:*`, `${c}:routine-runs:*`, `${c}:routine-open:*`, `${c}:producers`];
   const catalogs = [`${c}:worker:*`, `${c}:workers`, `${c}:process:*`, `${c}:processes:*`];
   return {
     scheduler: {

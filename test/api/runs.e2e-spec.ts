@@ -333,6 +333,36 @@ describe('api runs (real api + scheduler + worker)', () => {
     ]);
   }, 30_000);
 
+  it('reads a run of the previous format as it reads a lean one (producer name, attempts)', async () => {
+    // Before: the producer's name in full, `attempts` in the options, a 27-character id.
+    const oldId = 'a-mhx9k2ab-0123456789abcdef';
+    await api.cluster.bull
+      .get('mail')
+      .add('noop', { payload: { v: 1 }, createdBy: 'billing' }, { jobId: oldId, attempts: 3 });
+    await api.cluster.runs.reading.producers.register('billing');
+    const { id } = await api.cluster.runs.enqueue({
+      ...{ id: 'a-mhx9k2ac-0123456789', routine: null, jobType: 'noop', queue: 'mail', source: 'api' as const },
+      ...{ scheduledFor: null, payload: { v: 1 }, createdBy: 'billing', freshId: true },
+    });
+    const stored = await api.cluster.connections.command.hmget(
+      api.cluster.bull.keys.bullJob('mail', id),
+      'data',
+      'opts',
+    );
+    expect(stored.map((v) => JSON.parse(v!))).toEqual([{ payload: { v: 1 }, by: expect.any(String) }, {}]);
+    const [old, lean] = [(await runOf(oldId, 'succeeded')).body, (await runOf(id, 'succeeded')).body];
+    // What differs between two runs whatever their format: the id and the times.
+    const same = (run: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(run).filter(([k]) => k !== 'id' && !k.endsWith('At')));
+    expect(old).toMatchObject({ createdBy: 'billing', maxAttempts: 3, attempt: 1, status: 'succeeded' });
+    expect(same(lean)).toEqual(same(old));
+    const listed = (await api.call('GET', '/runs?queue=mail', { as: 'viewer' })).body.items as { id: string }[];
+    expect(listed.filter((r) => r.id === oldId || r.id === id)).toEqual([
+      expect.objectContaining({ createdBy: 'billing', maxAttempts: 3 }),
+      expect.objectContaining({ createdBy: 'billing', maxAttempts: 3 }),
+    ]);
+  }, 30_000);
+
   it('lists every runs route in the OpenAPI document with its role and answer schemas', async () => {
     const doc = (await api.call('GET', '/openapi.json', { as: 'none' })).body;
     const op = (path: string, method: string) => doc.paths[path][method];

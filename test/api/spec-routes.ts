@@ -65,7 +65,8 @@ export const SPEC_ROUTES: SpecRoute[] = [
     role: 'operator',
     body: ['jobType', 'payload', 'queue', 'runAt', 'delayMs', 'priority', 'maxAttempts'],
     headers: ['Idempotency-Key'],
-    statuses: [201],
+    // 503: Redis at its memory limit (redis-out-of-memory, with Retry-After), as for every write.
+    statuses: [201, 503],
   },
   { method: 'GET', path: `${V1}/runs`, role: 'viewer', query: ['queue', 'status', 'routine', 'jobType'] },
   { method: 'GET', path: `${V1}/runs/{id}`, role: 'viewer' },
@@ -93,6 +94,7 @@ export const SPEC_ROUTES: SpecRoute[] = [
     statuses: [202],
   },
   { method: 'GET', path: `${V1}/plan`, role: 'viewer' },
+  { method: 'POST', path: `${V1}/plan/what-if`, role: 'viewer', query: ['at', 'slots', 'next'] },
   { method: 'GET', path: `${V1}/cluster`, role: 'viewer' },
   { method: 'GET', path: `${V1}/events`, role: 'viewer', sse: true },
   { method: 'GET', path: `${V1}/audit`, role: 'admin' },

@@ -277,6 +277,57 @@ describe('drover CLI over the API (real processes)', () => {
     expect(audit.find((e: { action: string }) => e.action === 'pauseQueue').token).toBe('admin-token');
   });
 
+  it('apply --what-if prints what would fire and why, applies nothing, and lists every problem of a bad bundle as validate does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drover-cli-'));
+    const file = join(dir, 'candidate.yaml');
+    const morning = { name: 'morning', jobType: 'noop', queue: 'default' };
+    writeFileSync(
+      file,
+      stringify({
+        queues: [{ name: 'default', concurrency: 5 }],
+        routines: [
+          { ...morning, priority: 'high', trigger: { kind: 'cron', cron: '0 9 * * *', tz: 'Europe/Paris' } },
+          { name: 'held', jobType: 'noop', queue: 'default', status: 'paused', trigger: { kind: 'manual' } },
+        ],
+      }),
+    );
+    const args = ['routines', 'apply', '-f', file, '--what-if', '--at', '2026-03-28T12:00:00Z', '--next', '2'];
+    const table = await viewer(args);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('nothing was applied');
+    expect(table.stdout).toMatch(/held\s+created\s+paused\s+0\s+0\s+-\s+paused\n/);
+    const answer = json((await viewer([...args, '-o', 'json'])).stdout);
+    expect(answer.routines.map((r: { routine: string; change: string }) => [r.routine, r.change])).toEqual([
+      ['held', 'created'],
+      ['morning', 'updated'],
+      ['ping', 'removed'],
+    ]);
+    expect(answer.routines[1].next.map((n: { local: string }) => n.local)).toEqual([
+      '2026-03-29T09:00:00.000+02:00',
+      '2026-03-30T09:00:00.000+02:00',
+    ]);
+    expect((await api.call('GET', '/routines/held', { as: 'viewer' })).status).toBe(404);
+
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      stringify({
+        queues: [{ name: 'default' }],
+        routines: [
+          { ...morning, name: 'a', trigger: { kind: 'cron', cron: '* * *' } },
+          { ...morning, name: 'b', trigger: { kind: 'manual' }, catchUpPolicy: 'sometimes' },
+        ],
+      }),
+    );
+    const refused = await viewer(['routines', 'apply', '-f', bad, '--what-if']);
+    expect(refused.code).toBe(1);
+    const lines = refused.stderr.trim().split('\n');
+    expect(lines.pop()).toBe(`drover: ${bad} is invalid (2 problems); nothing was applied`);
+    const validated = await drover(['validate', bad]);
+    expect(lines).toEqual(validated.stderr.trim().split('\n').slice(0, -1));
+  }, 30_000);
+
   it('fails with one line and a documented exit code: wrong token 4, viewer write 4, not found 5, bad input 1, usage 2, unreachable 3', async () => {
     const wrong = await drover(['status'], { env: { DROVER_API_URL: api.api.baseUrl, DROVER_TOKEN: 'nope' } });
     expect(wrong.code).toBe(4);

@@ -155,6 +155,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/plan/what-if': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * What a policy bundle would fire, skip and start if applied: the plan before an apply
+     * @description The body is a policy bundle as POST /apply takes it (YAML or JSON); every problem of an invalid one is listed. At most 500 routines. Each routine of the bundle, and each file routine it would remove, is answered with its change, the slots between its stored cursor and `at` that would fire or be skipped under its catch-up policy and deadline (a new routine has missed nothing), why it would not fire (paused, archived, disabled, backing off) and its next fires after `at`. Reads only: viewers may ask.
+     */
+    post: operations['planWhatIf'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/queues': {
     parameters: {
       query?: never;
@@ -719,11 +739,13 @@ export interface components {
         | 'routine-not-found'
         | 'routine-version-conflict'
         | 'routine-archived'
+        | 'redis-out-of-memory'
         | 'unknown-queue'
         | 'not-parked'
         | 'duplicate-override'
         | 'routine-not-triggerable'
-        | 'trigger-key-conflict';
+        | 'trigger-key-conflict'
+        | 'redis-not-replicated';
       errors?: {
         path: string;
         message: string;
@@ -1320,6 +1342,84 @@ export interface components {
         withdrawn: components['schemas']['SlotRun'][];
       }[];
     };
+    PlanWhatIf: {
+      /**
+       * Format: date-time
+       * @description The instant planned at: the apply and the scheduler pass that follows it
+       */
+      at: string;
+      /** Format: date-time */
+      now: string;
+      routines: {
+        routine: string;
+        /** @enum {string} */
+        change: 'created' | 'updated' | 'removed' | 'unchanged';
+        /**
+         * @description As the apply would leave it
+         * @enum {string}
+         */
+        status?: 'active' | 'paused' | 'archived';
+        queue?: string;
+        /** @description Slots between the stored cursor and `at` that would fire, oldest first */
+        fires: {
+          /** Format: date-time */
+          slot: string;
+          /** @enum {string} */
+          source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
+          runId: string;
+          cancel: string[];
+          /** @description Leased at once; otherwise `waits` says why not */
+          starts: boolean;
+          waits?: {
+            /** @description paused (paused or archived), disabled, backing-off, overlap, queue-unknown, queue-paused, ceiling-reached, no-workers, not-yet-due */
+            reason: string;
+            /** Format: date-time */
+            until?: string;
+            detail?: string;
+          };
+        }[];
+        skips: {
+          /** Format: date-time */
+          slot: string;
+          /** @enum {string} */
+          reason:
+            | 'catch-up-skip'
+            | 'superseded'
+            | 'catch-up-capped'
+            | 'deadline-exceeded'
+            | 'overlap-forbid'
+            | 'condition-false';
+        }[];
+        /** @description Why the routine fires nothing now */
+        waiting: {
+          /** @description paused (paused or archived), disabled, backing-off, overlap, queue-unknown, queue-paused, ceiling-reached, no-workers, not-yet-due */
+          reason: string;
+          /** Format: date-time */
+          until?: string;
+          detail?: string;
+        }[];
+        next: {
+          /** Format: date-time */
+          at: string;
+          local: string;
+          /** @enum {string} */
+          dst?: 'gap' | 'overlap';
+        }[];
+        /** @description Not listed (over `slots`) */
+        more: {
+          fires: number;
+          skips: number;
+        };
+      }[];
+      queues: {
+        created: string[];
+        updated: string[];
+        removed: string[];
+        unchanged: string[];
+      };
+      /** @description Queues with more waiting runs than were read */
+      truncated: string[];
+    };
     EnqueuedJob: {
       runId: string;
     };
@@ -1468,6 +1568,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1768,6 +1879,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getOpenApiDocument: {
@@ -1935,6 +2057,117 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  planWhatIf: {
+    parameters: {
+      query?: {
+        at?: string;
+        slots?: number;
+        next?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | string
+          | ({
+              queues?: unknown[];
+              routines?: unknown[];
+            } & {
+              [key: string]: unknown;
+            });
+        'application/yaml': string;
+        'text/yaml': string;
+      };
+    };
+    responses: {
+      /** @description The plan of the candidate bundle */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanWhatIf'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2242,6 +2475,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParked: {
@@ -2322,6 +2566,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2447,6 +2702,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   replayParkedRuns: {
@@ -2566,6 +2832,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   pauseQueue: {
@@ -2642,6 +2919,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   resumeQueue: {
@@ -2712,6 +3000,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2973,6 +3272,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3271,6 +3581,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteRoutine: {
@@ -3351,6 +3672,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3474,6 +3806,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   archiveRoutine: {
@@ -3546,6 +3889,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3665,6 +4019,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3959,6 +4324,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   clearOverrides: {
@@ -4038,6 +4414,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4148,6 +4535,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4312,6 +4710,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4667,6 +5076,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   unarchiveRoutine: {
@@ -4739,6 +5159,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5012,6 +5443,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   runEvents: {
@@ -5220,6 +5662,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   deleteSession: {
@@ -5262,6 +5715,17 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

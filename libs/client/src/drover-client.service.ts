@@ -3,6 +3,7 @@ import {
   InvalidOptionsError,
   InvalidRoutineError,
   pauseFromRequest,
+  RedisOutOfMemoryError,
   RunNotFoundError,
   secureRandomSource,
   UnknownJobTypeError,
@@ -94,7 +95,7 @@ export class DroverClient {
    * registered) the payload is validated first; nothing is written when it fails.
    *
    * @throws InvalidPayloadError, InvalidOptionsError, UnknownJobTypeError, UnknownQueueError,
-   *   IdempotencyKeyConflictError
+   *   IdempotencyKeyConflictError; RedisOutOfMemoryError when Redis is at its memory limit (nothing written)
    */
   enqueue<C extends AnyContract>(
     job: C,
@@ -115,7 +116,7 @@ export class DroverClient {
   }
 
   private write(item: AdHocItem): Promise<RunId> {
-    return enqueueAdHoc(this.connection.runs, item).then(orConflict);
+    return enqueueAdHoc(this.connection.runs, item).then(orConflict, RedisOutOfMemoryError.rethrow);
   }
 
   /**
@@ -125,13 +126,14 @@ export class DroverClient {
    * like {@link enqueue}.
    *
    * @throws InvalidPayloadError, InvalidOptionsError, UnknownJobTypeError, UnknownQueueError,
-   *   IdempotencyKeyConflictError (checked before anything is written)
+   *   IdempotencyKeyConflictError (checked before anything is written); RedisOutOfMemoryError when
+   *   Redis is at its memory limit (then no run of the call was written)
    */
   async enqueueMany(items: readonly EnqueueItem[]): Promise<RunId[]> {
     const prepared = await Promise.all(
       items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
     );
-    return orConflict(await enqueueAdHocMany(this.connection.runs, prepared));
+    return orConflict(await enqueueAdHocMany(this.connection.runs, prepared).catch(RedisOutOfMemoryError.rethrow));
   }
 
   /** Checks one enqueue request and builds its run; nothing is written. */
@@ -224,7 +226,9 @@ export class DroverClient {
    * (`already-final`). Unknown ids answer `not-found`.
    */
   cancel(id: string, opts: { reason?: string } = {}): Promise<CancelResult> {
-    return this.connection.runs.cancel(id, opts.reason ?? `canceled by ${this.options.name}`);
+    return this.connection.runs
+      .cancel(id, opts.reason ?? `canceled by ${this.options.name}`)
+      .catch(RedisOutOfMemoryError.rethrow);
   }
 
   /**
@@ -242,13 +246,13 @@ export class DroverClient {
       by: this.options.name,
       ...(opts.payload !== undefined && { payload: opts.payload }),
       ...(opts.key !== undefined && { key: opts.key }),
-    });
+    }).catch(RedisOutOfMemoryError.rethrow);
     return id;
   }
 
   /** Cancels a selector routine's overrides that have not started yet; answers their run ids. */
   clearOverrides(routine: string): Promise<string[]> {
-    return clearOverrides({ runs: this.connection.runs }, routine);
+    return clearOverrides({ runs: this.connection.runs }, routine).catch(RedisOutOfMemoryError.rethrow);
   }
 
   /**
@@ -261,7 +265,9 @@ export class DroverClient {
     const queues = (await this.connection.registry.list()).map((q) => q.def.name);
     const res = validateRoutine(def, queues);
     if (!res.ok) throw new InvalidRoutineError(res.errors);
-    const outcome = await this.connection.routines.upsert(res.routine, 'api', this.now());
+    const outcome = await this.connection.routines
+      .upsert(res.routine, 'api', this.now())
+      .catch(RedisOutOfMemoryError.rethrow);
     return { outcome, routine: (await this.connection.routines.get(res.routine.name))! };
   }
 
@@ -275,12 +281,12 @@ export class DroverClient {
     const now = this.now();
     const res = pauseFromRequest({ note: opts.note, until: opts.until?.getTime() }, now, 'client');
     if (!res.ok) return Promise.reject(new InvalidOptionsError('pauseRoutine', [res.error]));
-    return this.connection.routines.pause(name, res.pause, now);
+    return this.connection.routines.pause(name, res.pause, now).catch(RedisOutOfMemoryError.rethrow);
   }
 
   /** Resumes a routine; slots it slept through are not caught up. @throws RoutineNotFoundError, RoutineArchivedError */
   resumeRoutine(name: string): Promise<RoutineRecord> {
-    return this.connection.routines.resume(name, this.now());
+    return this.connection.routines.resume(name, this.now()).catch(RedisOutOfMemoryError.rethrow);
   }
 
   /** The routine's definition and bookkeeping, or null. */

@@ -14,11 +14,14 @@ export class DroverConnection {
   private readonly stores: Stores;
   private closing?: Promise<void>;
 
-  constructor(options: Pick<ResolvedDroverOptions, 'redis' | 'prefix' | 'name'>) {
+  constructor(
+    options: Pick<ResolvedDroverOptions, 'redis' | 'prefix' | 'name'> &
+      Partial<Pick<ResolvedDroverOptions, 'waitReplicas'>>,
+  ) {
     this.connections =
       options.redis.kind === 'client'
-        ? RedisConnections.borrowing(options.redis.client, options.name)
-        : new RedisConnections(options.redis, options.name);
+        ? RedisConnections.borrowing(options.redis.client, options.name, undefined, options.waitReplicas)
+        : new RedisConnections(options.redis, options.name, undefined, options.waitReplicas);
     this.keys = new DroverKeys(options.prefix, this.connections.isCluster);
     this.clock = new ClusterClock(this.connections);
     this.clock.start();

@@ -56,4 +56,11 @@ export interface DroverModuleOptions {
   contracts?: readonly JobContract<any, any, any>[];
   /** Refuse `enqueue` by name of a job type with no registered contract (UnknownJobTypeError). Default false. */
   strictJobTypes?: boolean;
+  /**
+   * The cluster's `DROVER_REDIS_WAIT_REPLICAS` / `_TIMEOUT_MS`: `enqueue` resolves only once this many
+   * replicas acknowledged the run (Redis `WAIT`), and rejects with `NotReplicatedError`
+   * (`redis-not-replicated`) when fewer did within `timeoutMs` (default 1000). Not with Redis Cluster.
+   * Default 0: no `WAIT`.
+   */
+  waitReplicas?: number | { replicas: number; timeoutMs?: number };
 }

@@ -5,6 +5,7 @@ export * from './drover-client.service';
 export * from './drover-run';
 export type { EnqueueOptions, ListRunsOptions, WaitOptions } from './call-options';
 export * from './errors/run-wait-timeout.error';
+export { NotReplicatedError } from '@drover/redis';
 // What a producer needs from the rest of Drover, so `@drover/client` is the only import: every
 // error a call may throw is here too, so `instanceof` works with this import alone.
 export {
@@ -14,6 +15,7 @@ export {
   InvalidOptionsError,
   InvalidPayloadError,
   InvalidRoutineError,
+  RedisOutOfMemoryError,
   RoutineArchivedError,
   RoutineNotFoundError,
   RoutineVersionConflictError,

@@ -23,7 +23,25 @@ describe('resolveOptions', () => {
       name: 'client',
       contracts: new Map(),
       strictJobTypes: false,
+      waitReplicas: { replicas: 0, timeoutMs: 1000 },
     });
+  });
+
+  it('takes waitReplicas as a count or with a timeout, within the bounds of DROVER_REDIS_WAIT_REPLICAS', () => {
+    expect(resolveOptions({ waitReplicas: 1 }).waitReplicas).toEqual({ replicas: 1, timeoutMs: 1000 });
+    expect(resolveOptions({ waitReplicas: { replicas: 2, timeoutMs: 50 } }).waitReplicas).toEqual({
+      replicas: 2,
+      timeoutMs: 50,
+    });
+    expect(issuesOf({ waitReplicas: -1 })).toEqual([
+      'waitReplicas: expected a whole number of replicas 0-16, or { replicas, timeoutMs }, e.g. 1',
+    ]);
+    expect(issuesOf({ waitReplicas: { replicas: 1, timeoutMs: 0 } })).toEqual([
+      'waitReplicas.timeoutMs: expected whole milliseconds 10-60000, e.g. 1000',
+    ]);
+    expect(issuesOf({ redis: { clusterNodes: [{ host: '127.0.0.1', port: 7000 }] }, waitReplicas: 1 })).toEqual([
+      'waitReplicas: not supported with Redis Cluster (WAIT must reach the node that took the write)',
+    ]);
   });
 
   it.each([
@@ -136,7 +154,7 @@ describe('resolveOptions', () => {
     expect(
       issuesOf({ prefix: 'a b', defaultQueue: 'Q', name: 'x y', strictJobTypes: 'yes', defaultqueue: 'q' }),
     ).toEqual([
-      'unknown option "defaultqueue"; valid options: redis, prefix, defaultQueue, name, contracts, strictJobTypes',
+      'unknown option "defaultqueue"; valid options: redis, prefix, defaultQueue, name, contracts, strictJobTypes, waitReplicas',
       'prefix: "a b" may only hold letters, digits, "_", "." and "-" (1-64), e.g. "drover"',
       'defaultQueue: "Q" is not a queue name ([a-z0-9][a-z0-9._-]{0,127}), e.g. "default"',
       'name: "x y" may only hold letters, digits, "_", ".", ":" and "-" (1-128), e.g. "billing-api"',

@@ -1,5 +1,5 @@
 import { DEFAULT_QUEUE, InvalidOptionsError, NAME_PATTERN, type JobContract } from '@drover/core';
-import type { BorrowedClient, RedisClient } from '@drover/redis';
+import { DEFAULT_WAIT_TIMEOUT_MS, type BorrowedClient, type RedisClient, type ReplicaWaitOptions } from '@drover/redis';
 import type { RedisTarget } from '@drover/config';
 import type { DroverModuleOptions, RedisNode } from './drover-options';
 import { resolveTls } from './resolve-tls';
@@ -12,9 +12,10 @@ export interface ResolvedDroverOptions {
   name: string;
   contracts: ReadonlyMap<string, JobContract>;
   strictJobTypes: boolean;
+  waitReplicas: ReplicaWaitOptions;
 }
 
-const KNOWN = ['redis', 'prefix', 'defaultQueue', 'name', 'contracts', 'strictJobTypes'];
+const KNOWN = ['redis', 'prefix', 'defaultQueue', 'name', 'contracts', 'strictJobTypes', 'waitReplicas'];
 // The same rules as DROVER_PREFIX and DROVER_INSTANCE_ID (libs/config), so a producer can share them.
 const PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
 const CLIENT_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -147,6 +148,20 @@ function resolveContracts(raw: unknown, issues: string[]): Map<string, JobContra
   return map;
 }
 
+/** The same bounds as DROVER_REDIS_WAIT_REPLICAS (0-16) and DROVER_REDIS_WAIT_TIMEOUT_MS (10-60000). */
+function resolveWait(raw: DroverModuleOptions['waitReplicas'], issues: string[]): ReplicaWaitOptions {
+  const o = typeof raw === 'number' || raw === undefined ? { replicas: raw ?? 0 } : raw;
+  const replicas = o?.replicas;
+  const timeoutMs = o?.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  if (!Number.isInteger(replicas) || replicas < 0 || replicas > 16) {
+    issues.push('waitReplicas: expected a whole number of replicas 0-16, or { replicas, timeoutMs }, e.g. 1');
+  }
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 10 || timeoutMs > 60_000) {
+    issues.push('waitReplicas.timeoutMs: expected whole milliseconds 10-60000, e.g. 1000');
+  }
+  return { replicas, timeoutMs };
+}
+
 /** Checks and defaults the module options; throws {@link InvalidOptionsError} naming every bad field. */
 export function resolveOptions(raw: DroverModuleOptions | undefined): ResolvedDroverOptions {
   const o = raw ?? {};
@@ -177,6 +192,14 @@ export function resolveOptions(raw: DroverModuleOptions | undefined): ResolvedDr
   const contracts = resolveContracts(o.contracts, issues);
   const strictJobTypes = o.strictJobTypes ?? false;
   if (typeof strictJobTypes !== 'boolean') issues.push('strictJobTypes: expected true or false');
+  const waitReplicas = resolveWait(o.waitReplicas, issues);
+  if (
+    waitReplicas.replicas > 0 &&
+    redis &&
+    (redis.kind === 'cluster' || (redis.kind === 'client' && redis.client.isCluster))
+  ) {
+    issues.push('waitReplicas: not supported with Redis Cluster (WAIT must reach the node that took the write)');
+  }
   if (issues.length || !redis) throw new InvalidOptionsError('DroverModule', issues);
-  return { redis, prefix, defaultQueue, name, contracts, strictJobTypes };
+  return { redis, prefix, defaultQueue, name, contracts, strictJobTypes, waitReplicas };
 }

@@ -47,6 +47,11 @@ export interface DroverEnv {
   configFile?: string;
   queues?: string[];
   leaderTtlMs: number;
+  /**
+   * Replicas that must acknowledge (Redis WAIT) each slot claim and each run enqueued before it
+   * counts (DROVER_REDIS_WAIT_REPLICAS; 0 = no WAIT), and how long to wait for them.
+   */
+  redisWait: { replicas: number; timeoutMs: number };
   apiTokensFile?: string;
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
@@ -219,6 +224,8 @@ export const envSchema = z.object({
     commaList(z.string().regex(NAME, { message: 'holds a name that is not [a-z0-9][a-z0-9._-]{0,127}' })),
   ),
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
+  DROVER_REDIS_WAIT_REPLICAS: opt(wholeNumber(0, 16)),
+  DROVER_REDIS_WAIT_TIMEOUT_MS: opt(wholeNumber(10, 60_000)),
   // Not opt(): set but blank is an error (see parseEnv), never development mode.
   DROVER_API_TOKENS_FILE: z.string().optional(),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
@@ -323,6 +330,10 @@ export function parseEnv(
     : e.REDIS_CLUSTER_NODES
       ? { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, url, ...tls }
       : { kind: 'url', url: url ?? 'redis://127.0.0.1:6379', tls: (url ?? '').startsWith('rediss:'), ...tls };
+  if (e.REDIS_CLUSTER_NODES && (e.DROVER_REDIS_WAIT_REPLICAS ?? 0) > 0) {
+    // WAIT must go to the node that took the write; Drover's cluster connection cannot aim it there.
+    throw new ConfigError('DROVER_REDIS_WAIT_REPLICAS', 'is not supported with REDIS_CLUSTER_NODES; unset it or set 0');
+  }
   const redisTlsFiles = { ca: e.REDIS_TLS_CA_FILE, cert: e.REDIS_TLS_CERT_FILE, key: e.REDIS_TLS_KEY_FILE };
   checkTlsVariables(redis, redisTlsFiles, e.REDIS_SENTINEL_TLS, e.REDIS_TLS_SERVERNAME);
   return {
@@ -333,6 +344,7 @@ export function parseEnv(
     configFile: e.DROVER_CONFIG,
     queues: e.DROVER_QUEUES,
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
+    redisWait: { replicas: e.DROVER_REDIS_WAIT_REPLICAS ?? 0, timeoutMs: e.DROVER_REDIS_WAIT_TIMEOUT_MS ?? 1_000 },
     apiTokensFile: e.DROVER_API_TOKENS_FILE?.trim(),
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,

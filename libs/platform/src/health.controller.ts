@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
-import { RedisConnections } from '@drover/redis';
+import { readMemoryUse, RedisConnections } from '@drover/redis';
 import { ReadinessRegistry } from './readiness.registry';
 
 @Controller()
@@ -19,7 +19,11 @@ export class HealthController {
     return this.health.check([() => this.indicators.check('process').up({ pid: process.pid })]);
   }
 
-  /** Readiness: Redis answers PING, the process is not draining, and every role check passes. */
+  /**
+   * Readiness: Redis answers PING, the process is not draining, and every role check passes. A
+   * Redis at its memory limit keeps the process ready (reads work, nothing restarts memory free,
+   * and an api that is not ready could not answer its 503s): the `redis` check says so instead.
+   */
   @Get('readyz')
   @HealthCheck()
   readinessCheck(): Promise<HealthCheckResult> {
@@ -32,7 +36,12 @@ export class HealthController {
         const s = this.indicators.check('redis');
         try {
           await this.redis.ping();
-          return s.up();
+          const memory = await readMemoryUse(this.redis.command);
+          if (!memory?.full) return s.up();
+          return s.up({
+            memory: 'full',
+            message: `Redis is at its maxmemory (${memory.usedBytes} of ${memory.maxBytes} bytes) and refuses writes (redis-out-of-memory): free memory or raise maxmemory`,
+          });
         } catch (err) {
           return s.down((err as Error).message);
         }

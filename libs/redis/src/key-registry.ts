@@ -103,6 +103,12 @@ export const KEY_REGISTRY = {
     type: 'string',
     lives: "skipped/canceled records: the queue's retention, at most `count` per queue, none older than `ageMs`",
   },
+  producers: {
+    scope: 'core',
+    pattern: 'producers',
+    type: 'hash',
+    lives: "forever: each producer name's code (`n:<name>`), each code's name (`c:<code>`), the last code",
+  },
   runsKept: {
     scope: 'core',
     pattern: 'runs-kept:<queue>',

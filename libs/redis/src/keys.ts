@@ -87,6 +87,11 @@ export class DroverKeys implements KeyBuilders {
     return this.build('routineStats', routine, hourStart);
   }
 
+  /** Producer names by short code and codes by name (runs store the code). */
+  producers(): string {
+    return this.build('producers');
+  }
+
   /** A run record; `runRecord('')` is the prefix every record key starts with. */
   runRecord(id: string): string {
     return this.build('runRecord', id);

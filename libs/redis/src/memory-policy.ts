@@ -27,3 +27,29 @@ export async function checkMemoryPolicy(client: RedisClient): Promise<MemoryPoli
     };
   }
 }
+
+/** Redis's memory against its limit, from `INFO memory`; `full` when writes are refused. */
+export interface MemoryUse {
+  usedBytes: number;
+  /** 0: no limit. */
+  maxBytes: number;
+  full: boolean;
+}
+
+/**
+ * How full Redis is. At `maxmemory` with `noeviction` Redis refuses writes (RedisOutOfMemoryError)
+ * but still answers reads, so a process stays ready and says so in its readiness details. Read
+ * from `INFO memory` like the policy (allowed where CONFIG is not); undefined when INFO is refused.
+ */
+export async function readMemoryUse(client: RedisClient): Promise<MemoryUse | undefined> {
+  try {
+    const info = (await client.call('INFO', 'memory')) as string;
+    const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? NaN);
+    const usedBytes = field('used_memory');
+    const maxBytes = field('maxmemory');
+    if (!Number.isFinite(usedBytes) || !Number.isFinite(maxBytes)) return undefined;
+    return { usedBytes, maxBytes, full: maxBytes > 0 && usedBytes >= maxBytes };
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisTarget } from '@drover/config';
 import { connectionPlan, type ConnectionRole } from './connection-options';
+import { ReplicaWait, type ReplicaWaitOptions } from './replication/replica-wait';
 
 export type RedisClient = Redis | Cluster;
 
@@ -18,19 +19,36 @@ export interface BorrowedClient {
 export class RedisConnections {
   private readonly opened = new Set<RedisClient>();
   private commandClient?: RedisClient;
+  private waiter?: ReplicaWait;
 
   constructor(
     private readonly target: RedisTarget | BorrowedClient,
     private readonly instanceId: string,
     private readonly log?: Logger,
-  ) {}
+    private readonly waitOptions: ReplicaWaitOptions = { replicas: 0, timeoutMs: 0 },
+  ) {
+    if (waitOptions.replicas > 0 && this.isCluster) {
+      throw new Error('waiting for replicas (DROVER_REDIS_WAIT_REPLICAS) is not supported on Redis Cluster');
+    }
+  }
 
   /**
    * Connections around a client the caller owns: it serves Drover's commands and is never closed
    * here; every other connection (BullMQ's blocking ones) is a duplicate of it, owned and closed here.
    */
-  static borrowing(client: RedisClient, instanceId: string, log?: Logger): RedisConnections {
-    return new RedisConnections({ kind: 'client', client }, instanceId, log);
+  static borrowing(client: RedisClient, instanceId: string, log?: Logger, wait?: ReplicaWaitOptions): RedisConnections {
+    return new RedisConnections({ kind: 'client', client }, instanceId, log, wait);
+  }
+
+  /** WAIT for replicas after the command connection's enqueues (a no-op when none are asked). */
+  get replicaWait(): ReplicaWait {
+    this.waiter ??= this.waitOn(this.command);
+    return this.waiter;
+  }
+
+  /** WAIT for replicas after writes made on `client` (a no-op when none are asked). */
+  waitOn(client: RedisClient): ReplicaWait {
+    return new ReplicaWait(this.waitOptions.replicas > 0 ? client : undefined, this.waitOptions);
   }
 
   get isCluster(): boolean {
@@ -110,6 +128,7 @@ export class RedisConnections {
     const clients = [...this.opened];
     this.opened.clear();
     this.commandClient = undefined;
+    this.waiter = undefined;
     await Promise.all(
       clients.map(async (c) => {
         // QUIT on a connection that is not up would wait for a reconnect that may never come.

@@ -14,7 +14,7 @@ import { RedisConnections } from './redis-connections';
       provide: RedisConnections,
       inject: [AppConfig, LOGGER],
       useFactory: (config: AppConfig, log: Logger) =>
-        new RedisConnections(config.env.redis, config.env.instanceId, log),
+        new RedisConnections(config.env.redis, config.env.instanceId, log, config.env.redisWait),
     },
     {
       provide: DroverKeys,

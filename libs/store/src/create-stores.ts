@@ -42,6 +42,10 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
   const runs = new RunStore(connections, keys, registry, { bull, clock, stats });
   const routines = new RoutineStore(connections.command, keys);
   const catalog = new WorkerCatalog(connections.command, keys);
+  // A WAIT holds its connection until the replicas answer or the timeout passes (a replica down
+  // means every claim waits the full timeout): claims then get a connection of their own, so the
+  // leader's lease and the rest of the process's commands never queue behind them.
+  const claimsClient = connections.replicaWait.enabled ? connections.open('command', 'claims') : connections.command;
   return {
     connections,
     keys,
@@ -51,7 +55,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     routines,
     routineChanges: new RoutineChanges(connections.command, keys),
     stats,
-    claims: new SlotClaims(connections.command, keys),
+    claims: new SlotClaims(claimsClient, keys, connections.waitOn(claimsClient)),
     catalog,
     processes: new ProcessCatalog(connections.command, keys),
     plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, clock }),

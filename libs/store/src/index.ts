@@ -43,6 +43,7 @@ export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.stor
 export { type NewRun, type SkippedRun } from './runs/run-writer';
 export { attemptOf, type RunView } from './runs/run-view';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
+export { ProducerCodes } from './runs/producer-codes';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
 export {

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RunJobData } from '@drover/store';
+import type { ProducerCodes, RunJobData } from '@drover/store';
 import type { AttemptAbort } from './attempt-abort';
 import type { JobContext, RunInfo } from './job-context';
 
@@ -24,13 +24,14 @@ export class HandlerContext implements JobContext {
     private readonly queue: string,
     private readonly attempt: number,
     private readonly maxAttempts: number,
+    private readonly producers: Pick<ProducerCodes, 'nameOf'>,
     private readonly abort: AttemptAbort,
     private readonly rootLog: Logger,
     readonly token?: string,
   ) {}
 
   get run(): RunInfo {
-    this.info ??= runInfoOf(this.job, this.data, this.queue, this.attempt, this.maxAttempts);
+    this.info ??= runInfoOf(this.job, this.data, this.queue, this.attempt, this.maxAttempts, this.producers);
     return this.info;
   }
 
@@ -54,7 +55,14 @@ export class HandlerContext implements JobContext {
   }
 }
 
-export function runInfoOf(job: Job, d: RunJobData, queue: string, attempt: number, maxAttempts: number): RunInfo {
+export function runInfoOf(
+  job: Job,
+  d: RunJobData,
+  queue: string,
+  attempt: number,
+  maxAttempts: number,
+  producers: Pick<ProducerCodes, 'nameOf'>,
+): RunInfo {
   const info: RunInfo = {
     id: job.id!,
     routine: d.routine ?? null,
@@ -66,7 +74,9 @@ export function runInfoOf(job: Job, d: RunJobData, queue: string, attempt: numbe
     scheduledFor: d.scheduledFor ?? null,
     createdAt: job.timestamp,
   };
+  // Runs written before producer codes carry the name in full.
   if (d.createdBy) info.createdBy = d.createdBy;
+  else if (d.by !== undefined) info.createdBy = producers.nameOf(d.by);
   if (d.replayOf) info.replayOf = d.replayOf;
   return info;
 }

@@ -2,8 +2,14 @@ import { performance } from 'node:perf_hooks';
 import { DelayedError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
 import { afterFailure, parseSlotRunId, retryDelayMs, type Queue, type Random } from '@drover/core';
-import { type Clock, type DroverKeys, type RedisConnections } from '@drover/redis';
-import type { BullQueues, SlotClaims } from '@drover/store';
+import {
+  OutOfMemoryPause,
+  retryWhileRedisFull,
+  type Clock,
+  type DroverKeys,
+  type RedisConnections,
+} from '@drover/redis';
+import type { BullQueues, ProducerCodes, SlotClaims } from '@drover/store';
 import {
   attemptOf,
   canceledMarker,
@@ -43,6 +49,8 @@ export interface ConsumerDeps {
   clock: Clock;
   /** Draws the retry jitter. */
   random: Random;
+  /** The names of the producer codes runs carry (one per process). */
+  producers: ProducerCodes;
 }
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -87,6 +95,7 @@ export function stalledIntervalFor(leaseMs: number): number {
  */
 export class QueueConsumer {
   private worker?: Worker<RunJobData>;
+  private fullRedis?: OutOfMemoryPause;
   /** The abort handle of every attempt running here, by run id. */
   private readonly running = new Map<string, AttemptAbort>();
   private interrupting = false;
@@ -102,7 +111,7 @@ export class QueueConsumer {
   }
 
   get consuming(): boolean {
-    return !!this.worker?.isRunning() && !this.worker.closing;
+    return (!!this.worker?.isRunning() || !!this.fullRedis?.holding) && !this.worker?.closing;
   }
 
   start(): void {
@@ -131,7 +140,9 @@ export class QueueConsumer {
     watchOutcomes(worker, queue, metrics, this.deps.stats, log);
     this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
-    worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
+    // A full Redis refuses every fetch: pause instead of spinning (docs/redis.md, "At its memory limit").
+    this.fullRedis = new OutOfMemoryPause(worker, (fields, msg) => log.warn({ queue, ...fields }, msg));
+    this.fullRedis.attach((err) => log.warn({ queue, err: err.message }, 'worker error'));
     this.worker = worker;
     worker.run().catch((err: unknown) => log.error({ queue, err }, 'worker stopped unexpectedly'));
     const { bull } = this.deps;
@@ -243,12 +254,15 @@ export class QueueConsumer {
       this.running.set(job.id!, abort);
       let outcome: AttemptOutcome;
       try {
-        if (data.av !== undefined) {
-          const refused = await this.refuseStaleArm(job);
-          if (refused) return refused;
+        const refused = data.av === undefined ? undefined : await this.refuseStaleArm(job);
+        if (refused && refused !== 'redis-full') return refused;
+        // A producer code this process has not seen yet: its name is read once (ctx.run.createdBy).
+        const producers = this.deps.producers;
+        if (!refused && data.by !== undefined && producers.known(data.by) === undefined) {
+          await producers.load([data.by]);
         }
         const handler = handlers.forJob(queue, job.name);
-        if (this.interrupting) outcome = { kind: 'interrupted' };
+        if (this.interrupting || refused) outcome = { kind: 'interrupted' };
         else if (!handler) {
           const known = handlers.jobTypes().join(', ') || '(none)';
           const error = new Error(`no handler for job type "${job.name}" on worker ${instanceId} (handlers: ${known})`);
@@ -258,7 +272,7 @@ export class QueueConsumer {
           const pending = executeAttempt({
             handler,
             payload: data.payload,
-            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, abort, this.deps.log, token),
+            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.deps.log, token),
             timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
             abort,
           });
@@ -277,15 +291,14 @@ export class QueueConsumer {
   };
 
   /**
-   * The run's attempts: the job's own `attempts` option (Drover always sets it), else, for a job a
-   * plain BullMQ producer added without one, what it was given at its first failure, else the
-   * queue's. Set on the job in memory so BullMQ's retry check agrees with Drover's decision.
+   * The run's attempts: the job's own `attempts` option (stored only when the run overrides its
+   * queue's), else, for a job a plain BullMQ producer added, what it was given at its first
+   * failure, else the queue's current maxAttempts. Set on the job in memory: BullMQ's retry check
+   * reads `opts.attempts` when an attempt fails, so it agrees with Drover's decision.
    */
   private maxAttemptsOf(job: Job<RunJobData>, data: RunJobData): number {
-    // BullMQ stores `attempts: 0` on a job added without the option.
-    if (!job.opts.attempts) {
-      job.opts.attempts = data.maxAttempts ?? (data.source === 'bullmq' ? this.policy.maxAttempts : 1);
-    }
+    // BullMQ reads a job added without the option as `attempts: 0`.
+    if (!job.opts.attempts) job.opts.attempts = data.maxAttempts ?? this.policy.maxAttempts;
     return job.opts.attempts;
   }
 
@@ -304,15 +317,19 @@ export class QueueConsumer {
    * A run armed ahead of its slot starts only if its slot's claim still names it and its routine
    * is at the version it was armed for (one script on the claim, atomic with revocations). Else it
    * ends canceled without running, and a slot revoked here is refired so it is decided again with
-   * the routine as it is now. Only armed runs pay this round trip.
+   * the routine as it is now. Only armed runs pay this round trip. Still refused by a full Redis
+   * after half the lease: `redis-full`, the run goes back to wait without counting, as at a shutdown.
    */
-  private async refuseStaleArm(job: Job<RunJobData>): Promise<CanceledMarker | undefined> {
+  private async refuseStaleArm(job: Job<RunJobData>): Promise<CanceledMarker | 'redis-full' | undefined> {
     const { claims, bull, log, clock } = this.deps;
     const data = job.data;
     const slot = parseSlotRunId(job.id!);
     if (!slot || !data.routine || data.av === undefined) return undefined;
-    const verdict = await claims.startArmed(slot.routine, slot.slotMs, data.av, slot.rev);
+    const { av } = data; // a full Redis refuses the check: asked again for half the lease
+    const start = () => claims.startArmed(slot.routine, slot.slotMs, av, slot.rev);
+    const verdict = await retryWhileRedisFull(start, this.policy.leaseMs / 2, () => this.interrupting);
     if (verdict === 'start') return undefined;
+    if (verdict === 'redis-full') return verdict;
     if (verdict === 'routine-changed') {
       await requestRefire(bull, slot.routine, slot.slotMs, slot.rev, slot.slotMs - clock.now());
     }

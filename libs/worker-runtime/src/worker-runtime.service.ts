@@ -20,6 +20,7 @@ import {
   cancelChannel,
   decodeCancel,
   QueueRegistry,
+  ProducerCodes,
   RoutineStatsStore,
   SlotClaims,
   WorkerCatalog,
@@ -46,6 +47,7 @@ const REFRESH_MS = 30_000;
 @Injectable()
 export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly consumers = new Map<string, QueueConsumer>();
+  private readonly producers: ProducerCodes;
   private readonly pendingCancels: PendingCancels;
   private readonly metrics: RunMetrics;
   private readonly stats: RoutineStatsRecorder;
@@ -84,6 +86,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     this.stats = new RoutineStatsRecorder(statsStore, clock, log);
     this.startedAt = clock.now();
     this.pendingCancels = new PendingCancels(clock);
+    this.producers = new ProducerCodes(connections.command, keys);
   }
 
   onApplicationBootstrap(): void {
@@ -224,6 +227,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         claims: this.claims,
         clock: this.clock,
         random: this.random,
+        producers: this.producers,
       });
       consumer.start();
       this.consumers.set(name, consumer);

@@ -13,6 +13,7 @@ import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
 import { registerRoutineSlots } from './routine-slots.command';
+import { whatIfApply, type WhatIfOptions } from './what-if.command';
 import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
 
 type RoutineDefinition = components['schemas']['RoutineDefinition'];
@@ -101,16 +102,23 @@ export function registerRoutines(program: Command, ctx: CliContext): void {
     .description('apply a policy bundle (queues and routines, YAML or JSON) to the cluster: admin')
     .requiredOption('-f, --file <file>', 'the bundle; - for stdin')
     .option('--dry-run', 'show what would change, change nothing')
+    .option('--what-if', 'show what would fire, skip and start, with reasons; apply nothing (viewer)')
+    .option('--at <instant>', '--what-if: the instant to plan at (default now)')
+    .option('--slots <n>', '--what-if: due fires and skips listed per routine (max 100)')
+    .option('--next <n>', '--what-if: next fires listed per routine (max 50)')
     .addHelpText(
       'after',
       `
 File routines missing from the bundle are removed; routines created through the API are left alone.
 Examples:
   drover routines apply -f drover.yaml --dry-run
+  drover routines apply -f drover.yaml --what-if --at 'tomorrow 09:00'
   drover routines apply -f drover.yaml`,
     )
-    .action(async (o: { file: string; dryRun?: boolean }) => {
+    .action(async (o: { file: string; dryRun?: boolean; whatIf?: boolean } & WhatIfOptions) => {
       const input = readInput(o.file);
+      if (o.whatIf) return whatIfApply(ctx, input, o);
+      if (o.at || o.slots || o.next) throw new UsageError('--at, --slots and --next go with --what-if');
       const res = await ok(
         ctx.api.POST('/api/v1/apply', {
           params: { query: { dryRun: o.dryRun ? 'true' : 'false' } },

@@ -5,6 +5,7 @@ import {
   type InvalidOptionsError,
   type InvalidPayloadError,
   type InvalidRoutineError,
+  type RedisOutOfMemoryError,
 } from '@drover/core';
 import { fieldErrorsOfMessages } from './field-errors';
 import type { FieldError } from './problem';
@@ -17,6 +18,8 @@ import type { FieldError } from './problem';
 export interface ErrorAnswer {
   status: number;
   fields?: (err: DroverError) => FieldError[];
+  /** Headers of the answer (`Retry-After` for a condition that passes). */
+  headers?: (err: DroverError) => Record<string, string>;
 }
 
 /** A field builder for one class; the code names the class, so the table is what narrows it. */
@@ -55,8 +58,16 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'duplicate-override': { status: 409 },
   'routine-not-triggerable': { status: 409 },
   'routine-archived': { status: 409 },
+  // Not the caller's doing and not a bug: Redis refuses writes until memory is freed, so retry.
+  'redis-out-of-memory': {
+    status: 503,
+    headers: (err) => ({ 'Retry-After': String((err as RedisOutOfMemoryError).retryAfterS) }),
+  },
   'trigger-key-conflict': { status: 409 },
   'stale-leader': null,
+  // Nothing the caller did: Redis could not replicate the write in time; retrying is safe, and a
+  // replica that lagged usually catches up within a second.
+  'redis-not-replicated': { status: 503, headers: () => ({ 'Retry-After': '1' }) },
   'invalid-config': null,
   'unusable-tls-file': null,
   'run-wait-timeout': null,

@@ -5,12 +5,13 @@ import {
   InvalidOptionsError,
   InvalidPayloadError,
   InvalidRoutineError,
+  RedisOutOfMemoryError,
   RoutineNotFoundError,
   RoutineVersionConflictError,
   RunNotFoundError,
   UnknownJobTypeError,
 } from '@drover/core';
-import { StaleLeaderError } from '@drover/redis';
+import { NotReplicatedError, StaleLeaderError } from '@drover/redis';
 import {
   DuplicateOverrideError,
   NotParkedError,
@@ -41,19 +42,27 @@ describe('mapError', () => {
       status: 409,
     },
     { err: new TriggerKeyConflictError('k', 'r1', null, 'nightly'), status: 409 },
-  ])('answers $err.name with $status and its message as the detail', ({ err, status }) => {
-    expect(mapError(err)).toEqual({
-      problem: {
-        type: expect.stringMatching(/^urn:drover:problem:/),
-        title: expect.any(String),
-        status,
-        detail: err.message,
-        code: err.code,
-      },
-      headers: {},
-      unexpected: false,
-    });
-  });
+    {
+      err: new NotReplicatedError('run r1', 0, 1, '0 acknowledged within 1000 ms'),
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    },
+  ] as { err: Error & { code: string }; status: number; headers?: Record<string, string> }[])(
+    'answers $err.name with $status and its message as the detail',
+    ({ err, status, headers }) => {
+      expect(mapError(err)).toEqual({
+        problem: {
+          type: expect.stringMatching(/^urn:drover:problem:/),
+          title: expect.any(String),
+          status,
+          detail: err.message,
+          code: err.code,
+        },
+        headers: headers ?? {},
+        unexpected: false,
+      });
+    },
+  );
 
   it('names the fields of the request the error is about', () => {
     expect(mapError(new UnknownJobTypeError('x', [])).problem.errors).toEqual([
@@ -88,6 +97,31 @@ describe('mapError', () => {
         unexpected: true,
       });
     }
+  });
+
+  it("answers Redis's out-of-memory refusal, however a write met it, with a 503 to retry after a while", () => {
+    const refusal = "OOM command not allowed when used memory > 'maxmemory'.";
+    const execAbort = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [new Error(refusal)],
+    });
+    for (const err of [
+      new Error(refusal),
+      new Error(`${refusal} script: 5ab432e88830d573e2fa33392ffbd4ad25a9b100, on @user_script:589.`),
+      execAbort,
+      new RedisOutOfMemoryError(),
+    ]) {
+      expect(mapError(err)).toEqual({
+        problem: expect.objectContaining({
+          status: 503,
+          code: 'redis-out-of-memory',
+          detail: new RedisOutOfMemoryError().message,
+        }),
+        headers: { 'Retry-After': '5' },
+        unexpected: false,
+      });
+    }
+    // Another Redis error stays a logged 500.
+    expect(mapError(new Error('ERR wrong number of arguments')).problem.status).toBe(500);
   });
 
   it('keeps a ProblemError as thrown and a Nest 4xx as its status', () => {

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
-import { DroverError } from '@drover/core';
+import { DroverError, RedisOutOfMemoryError } from '@drover/core';
 import { ERROR_ANSWERS } from './error-answers';
 import { problem, ProblemError, type Problem } from './problem';
 
@@ -28,13 +28,17 @@ interface BodyParserError {
 /**
  * Every error a route may raise, as the problem document the caller gets. A DroverError is
  * answered by its code (ERROR_ANSWERS) and keeps its one-line message; only an error nobody
- * foresaw is a 500, and it never carries a stack or an internal message.
+ * foresaw is a 500, and it never carries a stack or an internal message. Redis's out-of-memory
+ * refusal is answered as its DroverError wherever a route's write met it (routes call the store,
+ * which lets Redis's own errors through).
  */
-export function mapError(err: unknown): MappedError {
+export function mapError(thrown: unknown): MappedError {
+  const err = RedisOutOfMemoryError.from(thrown);
   if (err instanceof ProblemError) return known(err.problem, err.headers);
   if (err instanceof DroverError) {
     const answer = ERROR_ANSWERS[err.code];
-    if (answer) return known(problem(answer.status, err.message, answer.fields?.(err), err.code));
+    if (answer)
+      return known(problem(answer.status, err.message, answer.fields?.(err), err.code), answer.headers?.(err));
   }
   if (err instanceof ThrottlerException) {
     return known(problem(429, 'too many mutating requests for this token; retry later'), { 'Retry-After': '1' });

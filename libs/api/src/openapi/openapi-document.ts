@@ -73,6 +73,14 @@ const problemSchema: JsonSchema = {
 
 const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: SCHEMA_REF('Problem') } } };
 
+/** What a write answers while Redis is at its memory limit (docs/errors.md, `redis-out-of-memory`). */
+const REDIS_REFUSED = {
+  description:
+    'Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } },
+  content: PROBLEM_CONTENT,
+};
+
 /** Errors every route may answer, by what it does. */
 function commonErrors(spec: RouteSpec): number[] {
   const codes = [500];
@@ -136,6 +144,7 @@ export function buildOpenApiDocument(routes: FoundRoute[], info: { version: stri
     for (const code of commonErrors(spec)) {
       responses[String(code)] ??= { description: 'A problem (RFC 9457)', content: PROBLEM_CONTENT };
     }
+    if (isMutating(spec.method)) responses['503'] ??= REDIS_REFUSED;
     const op: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,

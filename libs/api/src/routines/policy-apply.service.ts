@@ -70,7 +70,8 @@ export class PolicyApply {
     return { dryRun, ...diff, queues };
   }
 
-  private async queueDiff(bundle: Bundle): Promise<ApplyDiff> {
+  /** How the bundle would change the registry's queues (file queues it omits are removed). Reads only. */
+  async queueDiff(bundle: Bundle): Promise<ApplyDiff> {
     const existing = new Map((await this.registry.list()).map((r) => [r.def.name, r]));
     const diff: ApplyDiff = { created: [], updated: [], removed: [], unchanged: [] };
     for (const q of bundle.queues) {

@@ -11,6 +11,8 @@ import { RoutineOverrides } from './routine-overrides.service';
 import { RoutineListing } from './routine-listing.service';
 import { RoutinesController } from './routines.controller';
 import { RoutinesService } from './routines.service';
+import { WhatIfController } from './what-if.controller';
+import { PlanWhatIf } from './what-if.service';
 
 /** The routines routes of the API (and POST /apply) and the services behind them. */
 export const ROUTINES_PART: ApiPart = {
@@ -21,6 +23,15 @@ export const ROUTINES_PART: ApiPart = {
     RoutineOverridesController,
     RoutineSlotsController,
     ApplyController,
+    WhatIfController,
   ],
-  providers: [RoutinesService, RoutineListing, RoutineBackfill, PolicyApply, RoutineOverrides, CandidateProbe],
+  providers: [
+    RoutinesService,
+    RoutineListing,
+    RoutineBackfill,
+    PolicyApply,
+    RoutineOverrides,
+    CandidateProbe,
+    PlanWhatIf,
+  ],
 };

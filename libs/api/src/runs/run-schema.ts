@@ -31,6 +31,7 @@ export const RunSchema = named(
     scheduledFor: iso.nullable(),
     status: z.enum(RUN_STATUSES),
     attempt: z.number().int(),
+    /** The run's own maxAttempts, else (it stores none) its queue's as it is now. */
     maxAttempts: z.number().int(),
     priority: z.number().optional(),
     payload: z.unknown().optional(),
@@ -41,6 +42,7 @@ export const RunSchema = named(
     result: z.unknown().optional(),
     progress: z.unknown().optional(),
     worker: z.string().optional(),
+    /** The producer's name (a run stores a short code for it; an unknown code reads as the code). */
     createdBy: z.string().optional(),
     reason: z.string().optional(),
     replayOf: z.string().optional(),

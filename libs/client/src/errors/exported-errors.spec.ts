@@ -8,6 +8,7 @@ describe('the errors @drover/client exports', () => {
       'InvalidOptionsError',
       'InvalidPayloadError',
       'InvalidRoutineError',
+      'RedisOutOfMemoryError',
       'RoutineArchivedError',
       'RoutineNotFoundError',
       'RoutineNotTriggerableError',

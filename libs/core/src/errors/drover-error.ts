@@ -15,6 +15,7 @@ export const DROVER_ERROR_CODES = [
   'routine-not-found',
   'routine-version-conflict',
   'routine-archived',
+  'redis-out-of-memory',
   // store
   'unknown-queue',
   'not-parked',
@@ -23,6 +24,7 @@ export const DROVER_ERROR_CODES = [
   'trigger-key-conflict',
   // redis
   'stale-leader',
+  'redis-not-replicated',
   // config
   'invalid-config',
   'unusable-tls-file',

@@ -39,9 +39,15 @@ describe('run ids', () => {
   it('makes ad-hoc ids from the injected clock and random', () => {
     let i = 0;
     const random = () => (i++ % 36) / 36;
-    expect(adHocRunId(NOW, random)).toBe(`a-${NOW.toString(36)}-0123456789abcdef`);
-    expect(adHocRunId(NOW, () => 0.9999999999999, 'm')).toBe(`m-${NOW.toString(36)}-zzzzzzzzzzzzzzzz`);
-    expect(adHocRunId(-5, () => -1)).toBe('a-0-0000000000000000');
+    expect(adHocRunId(NOW, random)).toBe(`a-${NOW.toString(36)}-0123456789`);
+    expect(adHocRunId(NOW, () => 0.9999999999999, 'm')).toBe(`m-${NOW.toString(36)}-zzzzzzzzzz`);
+    expect(adHocRunId(-5, () => -1)).toBe('a-0-0000000000');
+  });
+
+  it('keeps ad-hoc ids short and sorted by creation time', () => {
+    const ids = [NOW, NOW + 1, NOW + 36, NOW + 86_400_000].map((t) => adHocRunId(t, () => 0.99));
+    expect(ids.every((id) => id.length === 21)).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
   });
 
   it('maps an idempotency key to a stable, safe id', () => {

@@ -39,12 +39,19 @@ function randomChars(random: () => number, n: number): string {
   return out;
 }
 
+/** Random characters in a fresh ad-hoc id: 36^10 ≈ 3.7e15 (~52 bits) per millisecond. */
+const AD_HOC_RANDOM_CHARS = 10;
+
 /**
- * A fresh id for an ad-hoc (or manual) run: `<prefix>-<now base36>-<16 random base36 chars>` (~82 bits).
- * Sorts by creation time; `random` returns values in [0, 1). Prefix `a` for ad-hoc jobs, `m` for manual triggers.
+ * A fresh id for an ad-hoc (or manual) run: `<prefix>-<now base36>-<10 random base36 chars>`, 21
+ * characters until 2059. Sorts by creation time; `random` returns values in [0, 1). Prefix `a` for
+ * ad-hoc jobs, `m` for manual triggers. Short because a queued run stores its id three times (key,
+ * wait list, options); two ids drawn in the same millisecond collide with odds 1 in 3.7e15 (the
+ * rate this is safe for is in docs/core.md, "Run ids"). Ids minted before carried 16 random
+ * characters; every reader takes both, as it takes any string.
  */
 export function adHocRunId(now: number, random: () => number, prefix: 'a' | 'm' = 'a'): string {
-  return `${prefix}-${Math.max(0, Math.floor(now)).toString(36)}-${randomChars(random, 16)}`;
+  return `${prefix}-${Math.max(0, Math.floor(now)).toString(36)}-${randomChars(random, AD_HOC_RANDOM_CHARS)}`;
 }
 
 /** The run id for a caller's idempotency key: `k-<first 32 hex of sha256(key)>`. Same key → same run. */

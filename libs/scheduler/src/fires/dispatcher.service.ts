@@ -206,6 +206,8 @@ export class Dispatcher {
       { routine: d.def.name, slot, decision: decision.kind, abandoned },
       'completing a slot whose claimer died half-way',
     );
+    // A claim that may have reached no replica must not produce a run (see SlotClaims.confirm).
+    if (!abandoned) await this.claims.confirm(d.def.name, slot, claim);
     const target = { slot, rev: claim.rev, now: d.now, ...(armed && !abandoned && { armedVersion: armedFor }) };
     await this.applier.apply(d.def, target, decision, d.result);
     await this.claims.finish(d.def.name, slot, claim.raw, d.now);

@@ -3,7 +3,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { LOGGER } from '@drover/logger';
 import { ReadinessRegistry } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
+import { DroverKeys, OutOfMemoryPause, RedisConnections } from '@drover/redis';
 import { FIRE_KEEP, FIRE_RETRY, FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { Dispatcher } from './dispatcher.service';
@@ -15,6 +15,7 @@ import { Dispatcher } from './dispatcher.service';
 @Injectable()
 export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private worker?: Worker<FireJobData>;
+  private fullRedis?: OutOfMemoryPause;
 
   constructor(
     private readonly conns: RedisConnections,
@@ -41,9 +42,11 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.worker.on('failed', (job, err) =>
       this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),
     );
-    this.worker.on('error', (err) => this.log.warn({ err: err.message }, 'fires worker error'));
+    // A full Redis refuses every fetch: pause instead of spinning (docs/redis.md, "At its memory limit").
+    this.fullRedis = new OutOfMemoryPause(this.worker, (fields, msg) => this.log.warn(fields, msg));
+    this.fullRedis.attach((err) => this.log.warn({ err: err.message }, 'fires worker error'));
     this.readiness.register('fires', () => {
-      if (!this.worker?.isRunning()) throw new Error('not consuming the fires queue');
+      if (!this.worker?.isRunning() && !this.fullRedis?.holding) throw new Error('not consuming the fires queue');
     });
   }
 

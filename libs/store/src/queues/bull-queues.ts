@@ -1,10 +1,12 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { DroverKeys, RedisConnections } from '@drover/redis';
+import { CompactQueue } from './compact-queue';
 
 /**
  * One BullMQ `Queue` object per Drover queue in a process, on the shared command connection
  * (a Queue never blocks). Names and prefix always come from {@link DroverKeys}, so a queue's keys
- * share one hash tag on Redis Cluster.
+ * share one hash tag on Redis Cluster. Jobs are stored without the copy of their id in their
+ * options ({@link CompactQueue}).
  */
 export class BullQueues {
   private readonly queues = new Map<string, Queue>();
@@ -17,7 +19,7 @@ export class BullQueues {
   get(queue: string): Queue {
     let q = this.queues.get(queue);
     if (!q) {
-      q = new Queue(this.keys.bullQueueName(queue), {
+      q = new CompactQueue(this.keys.bullQueueName(queue), {
         connection: this.connections.command,
         prefix: this.keys.bullPrefix,
         // Drover sets every job option explicitly; nothing is inherited from queue defaults.

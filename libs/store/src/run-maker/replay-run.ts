@@ -7,10 +7,11 @@ import { tracksOpenRuns } from './open-runs';
 
 /**
  * The run that replays parked job `job` of `queue`: fresh attempts (as many as it had), source
- * `replay`, `replayOf` the parked id, the same payload, slot, priority and per-run policy. Its id
+ * `replay`, `replayOf` the parked id, the same payload, slot, priority, per-run policy and producer
+ * (`createdBy`, as the parked run's view reads it: its producer code resolved). Its id
  * derives from when the job was parked, so a replay retried after a crash makes the same run.
  */
-export function replayRunOf(queue: string, job: Job<RunJobData>): NewRun {
+export function replayRunOf(queue: string, job: Job<RunJobData>, createdBy: string | undefined): NewRun {
   const d = runJobDataOf(job.data);
   return {
     id: newRunId({ kind: 'replay', parkedId: job.id!, parkedAt: job.finishedOn ?? job.timestamp }),
@@ -20,9 +21,10 @@ export function replayRunOf(queue: string, job: Job<RunJobData>): NewRun {
     source: 'replay',
     scheduledFor: d.scheduledFor ?? null,
     payload: d.payload,
-    maxAttempts: job.opts.attempts,
+    // As many as it had: its own, or (none stored) its queue's current ones.
+    ...(job.opts.attempts && { maxAttempts: job.opts.attempts }),
     ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
-    ...(d.createdBy && { createdBy: d.createdBy }),
+    ...(createdBy && { createdBy }),
     ...(d.timeoutMs && { timeoutMs: d.timeoutMs }),
     ...(d.backoff && { backoff: d.backoff }),
     replayOf: job.id!,

@@ -35,8 +35,8 @@ describe('newRunId: one kind of id per source', () => {
     [{ kind: 'slot', routine: 'nightly', slot: NOW, rev: 2 } as const, `r-nightly-${NOW}.2`],
     [{ kind: 'slot', routine: 'nightly', slot: NOW, rev: 1, keyIndex: 3 } as const, `r-nightly-${NOW}.1.k3`],
     [{ kind: 'backfill', routine: 'nightly', slot: NOW } as const, `b-nightly-${NOW}`],
-    [{ kind: 'ad-hoc', now: NOW, random: zero } as const, `a-${NOW.toString(36)}-0000000000000000`],
-    [{ kind: 'manual', now: NOW, random: zero } as const, `m-${NOW.toString(36)}-0000000000000000`],
+    [{ kind: 'ad-hoc', now: NOW, random: zero } as const, `a-${NOW.toString(36)}-0000000000`],
+    [{ kind: 'manual', now: NOW, random: zero } as const, `m-${NOW.toString(36)}-0000000000`],
     [{ kind: 'key', idempotencyKey: 'invoice:42:send' } as const, expect.stringMatching(/^k-[0-9a-f]{32}$/)],
     [{ kind: 'replay', parkedId: `r-nightly-${NOW}`, parkedAt: 36 } as const, `r-nightly-${NOW}.r10`],
   ])('%j → %s', (of, id) => {

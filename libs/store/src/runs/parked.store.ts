@@ -5,6 +5,7 @@ import type { AttemptRecord } from './attempt-log';
 import { readJobWithState } from './job-with-state';
 import { readLeanJobs, type LeanJob } from './lean-jobs';
 import type { RunTombstones } from './run-tombstones';
+import type { RunReading } from './run-read-context';
 import { runFromJob, type RunView } from './run-view';
 import type { NewRun } from './run-writer';
 import { replayRunOf } from '../run-maker/replay-run';
@@ -57,6 +58,7 @@ interface Deps {
   bull: BullQueues;
   redis: RedisClient;
   tombstones: RunTombstones;
+  reading: RunReading;
   enqueue(run: NewRun): Promise<{ id: string; created: boolean }>;
   retention(queue: string): Promise<Retention>;
   clock: Clock;
@@ -86,8 +88,12 @@ export class ParkedRuns {
   /** Parked runs read lean, as listings read them (see readLeanJobs); undefined for one gone meanwhile. */
   private async readLean(queue: string, ids: string[]): Promise<(ParkedRun | undefined)[]> {
     const jobs = await readLeanJobs(this.deps.redis, this.deps.bull, queue, ids);
+    const ctx = await this.deps.reading.contextOf(
+      queue,
+      jobs.map((lean) => lean?.job),
+    );
     return jobs.map((lean: LeanJob | undefined) => {
-      const view = lean && (runFromJob(queue, lean.job, 'failed') as ParkedRun | undefined);
+      const view = lean && (runFromJob(queue, lean.job, 'failed', ctx) as ParkedRun | undefined);
       if (view && lean.omitted.length) view.omitted = lean.omitted;
       return view;
     });
@@ -140,7 +146,7 @@ export class ParkedRuns {
   async get(queue: string, id: string): Promise<ParkedRun | undefined> {
     const { job, state } = await readJobWithState(this.deps.bull.get(queue), id);
     if (!job || state !== 'failed') return undefined;
-    return runFromJob(queue, job, 'failed') as ParkedRun;
+    return runFromJob(queue, job, 'failed', await this.deps.reading.contextOf(queue, [job])) as ParkedRun;
   }
 
   /**
@@ -159,8 +165,8 @@ export class ParkedRuns {
       const status = job ? runFromJob(queue, job, state)?.status : undefined;
       throw new NotParkedError(id, queue, status ?? done?.status);
     }
-    const parked = runFromJob(queue, job, 'failed')!;
-    const run = replayRunOf(queue, job);
+    const parked = runFromJob(queue, job, 'failed', await this.deps.reading.contextOf(queue, [job]))!;
+    const run = replayRunOf(queue, job, parked.createdBy);
     const newId = run.id;
     await this.deps.enqueue(run);
     const now = this.deps.clock.now();

@@ -13,11 +13,14 @@ export interface RunJobData {
   source?: RunSource;
   /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
   scheduledFor?: number | null;
+  /** The producer's name, in full: runs written before producer codes, and until a producer has its code. */
   createdBy?: string;
+  /** The producer's short code (see ProducerCodes); readers show its name. */
+  by?: string;
   /** The parked run this one replays. */
   replayOf?: string;
   payload: unknown;
-  /** Per-run overrides of the queue's policy (a routine's own maxAttempts lives in job.opts.attempts). */
+  /** Per-run overrides of the queue's policy (a run's own maxAttempts lives in job.opts.attempts). */
   timeoutMs?: number;
   backoff?: Backoff;
   /**
@@ -37,7 +40,8 @@ export interface RunJobData {
   interrupts?: number;
   /**
    * Only on a job a plain BullMQ producer added without `attempts`: the queue's maxAttempts when
-   * its first attempt failed (Drover's own runs carry theirs in job.opts.attempts).
+   * its first attempt failed (a Drover run that overrides its queue's carries its own in
+   * job.opts.attempts; one that does not follows the queue's current maxAttempts).
    */
   maxAttempts?: number;
 }
@@ -64,6 +68,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'source',
   'scheduledFor',
   'createdBy',
+  'by',
   'replayOf',
   'payload',
   'timeoutMs',

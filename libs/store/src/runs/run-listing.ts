@@ -4,6 +4,7 @@ import type { RedisClient } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import { readLeanJobs } from './lean-jobs';
 import type { RunRef } from './run-index';
+import type { RunReading } from './run-read-context';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
 
 /** Which BullMQ states can hold a run of each status (`failed` and `skipped` runs have no job). */
@@ -82,6 +83,7 @@ export async function listQueueRunRefs(
 export async function loadQueueRuns(
   redis: RedisClient,
   bull: BullQueues,
+  reading: RunReading,
   refs: readonly QueueRunRef[],
 ): Promise<(RunView | undefined)[]> {
   const out: (RunView | undefined)[] = new Array<RunView | undefined>(refs.length);
@@ -95,9 +97,13 @@ export async function loadQueueRuns(
         queue,
         at.map((i) => refs[i]!.id),
       );
+      const ctx = await reading.contextOf(
+        queue,
+        jobs.map((lean) => lean?.job),
+      );
       jobs.forEach((lean, k) => {
         const i = at[k]!;
-        const view = lean && runFromJob(queue, lean.job, refs[i]!.state);
+        const view = lean && runFromJob(queue, lean.job, refs[i]!.state, ctx);
         if (view && lean.omitted.length) view.omitted = lean.omitted;
         out[i] = view;
       });
@@ -116,6 +122,7 @@ export async function loadQueueRuns(
 export async function listQueueRuns(
   redis: RedisClient,
   bull: BullQueues,
+  reading: RunReading,
   queues: string[],
   query: QueueRunsQuery,
 ): Promise<RunView[]> {
@@ -125,7 +132,7 @@ export async function listQueueRuns(
   for (let i = 0; i < refs.length && out.length < limit;) {
     const batch = refs.slice(i, i + (limit - out.length));
     i += batch.length;
-    for (const v of await loadQueueRuns(redis, bull, batch)) {
+    for (const v of await loadQueueRuns(redis, bull, reading, batch)) {
       if (v && (!query.status || v.status === query.status)) out.push(v);
     }
   }

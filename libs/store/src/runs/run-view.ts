@@ -77,13 +77,27 @@ function parkReason(errors: AttemptRecord[]): ParkReason {
   return 'attempts-exhausted';
 }
 
+/** What a run's job leaves to its reader (see RunReading): the queue's current policy, the producers' names. */
+export interface RunReadContext {
+  /** The queue's maxAttempts now (a run that stores none follows it); absent for an undefined queue. */
+  maxAttempts?: number;
+  /** The name of a producer code; the code itself when unknown. */
+  producerName?: (code: string) => string;
+}
+
 /** Derives the run view from a BullMQ job and its state; undefined if the job is gone. Pure. */
-export function runFromJob(queue: string, job: JobSnapshot & { id: string }, state: BullJobState): RunView | undefined {
+export function runFromJob(
+  queue: string,
+  job: JobSnapshot & { id: string },
+  state: BullJobState,
+  ctx: RunReadContext = {},
+): RunView | undefined {
   const status = statusOf(state, job);
   if (!status) return undefined;
   const d = runJobDataOf(job.data);
-  // BullMQ stores `attempts: 0` on a job added without the option (one attempt, as 1 would be).
-  const maxAttempts = job.opts.attempts || d.maxAttempts || 1;
+  // A run stores `attempts` only when it overrides its queue's (BullMQ reads a job without as
+  // `attempts: 0`); a plain BullMQ job keeps the queue's from its first failure in the data.
+  const maxAttempts = job.opts.attempts || d.maxAttempts || ctx.maxAttempts || 1;
   const errors = decodeAttempts(job.stacktrace);
   const last = errors[errors.length - 1];
   const times = [job.timestamp, job.processedOn ?? 0, job.finishedOn ?? 0, last?.failedAt ?? 0];
@@ -105,7 +119,9 @@ export function runFromJob(queue: string, job: JobSnapshot & { id: string }, sta
   };
   // Core's priority value (higher first); a run of an unranked queue has the default, 0.
   view.priority = job.opts.priority ? priorityValueOfBull(job.opts.priority) : 0;
+  // Runs written before producer codes carry the name in full.
   if (d.createdBy) view.createdBy = d.createdBy;
+  else if (d.by !== undefined) view.createdBy = ctx.producerName?.(d.by) ?? d.by;
   if (d.replayOf) view.replayOf = d.replayOf;
   if (d.key !== undefined) view.key = d.key;
   if (job.processedBy) view.worker = job.processedBy;

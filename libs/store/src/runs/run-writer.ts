@@ -12,7 +12,9 @@ import type { Clock, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
+import { addGuarded } from './guarded-add';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
+import type { ProducerCodes } from './producer-codes';
 import type { RunIndex } from './run-index';
 import type { RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
@@ -32,7 +34,7 @@ export interface NewRun {
   /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
   priority?: number;
   delayMs?: number;
-  /** Default: the queue's maxAttempts. */
+  /** Stored only when given; absent = the queue's maxAttempts at each attempt (its current policy). */
   maxAttempts?: number;
   createdBy?: string;
   replayOf?: string;
@@ -108,6 +110,7 @@ export class RunWriter {
     private readonly clock: Clock,
     private readonly stats: RoutineStatsStore,
     private readonly queues: QueuePolicyCache,
+    private readonly producers: ProducerCodes,
   ) {}
 
   private get redis() {
@@ -133,7 +136,12 @@ export class RunWriter {
       // a routine's run index and plan read it. An immediate ad-hoc run keeps BullMQ's own stamp:
       // every byte of `opts` counts (see below), and it only dates the run.
       ...((delayed || run.routine !== null) && { timestamp: this.clock.now() }),
-      attempts: run.maxAttempts ?? policy.maxAttempts,
+      // Only a run's own attempts are stored: a run without follows its queue's current
+      // maxAttempts, which the worker sets on the job it holds (as for the backoff, below).
+      // `undefined`, not left out: BullMQ's Job starts from `{ attempts: 0, ...opts }` and would
+      // store that 0 (16 bytes of every queued run); an undefined value overrides it and JSON drops
+      // it. The worker int test (worker-attempts) reads the stored options.
+      attempts: run.maxAttempts || undefined,
       // No `backoff` is stored: the worker sets Drover's strategy on the job it holds (BullMQ reads
       // it from memory when an attempt fails). Redis keeps a job hash compact (a listpack) only
       // while each field is at most 64 bytes; the options were over it, which more than tripled
@@ -160,7 +168,12 @@ export class RunWriter {
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
-    if (run.createdBy) data.createdBy = run.createdBy;
+    if (run.createdBy) {
+      // The producer's short code once this process has it; the name in full until then.
+      const by = this.producers.codeOf(run.createdBy);
+      if (by !== undefined) data.by = by;
+      else data.createdBy = run.createdBy;
+    }
     if (run.replayOf) data.replayOf = run.replayOf;
     if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
     if (run.backoff) data.backoff = run.backoff;
@@ -171,9 +184,16 @@ export class RunWriter {
 
   /**
    * Adds one run (see {@link enqueueMany}). The hot path: a fresh ad-hoc run of default rank into a
-   * queue whose facts are cached is one BullMQ add, with nothing awaited before it.
+   * queue whose facts are cached is one BullMQ add, with nothing awaited before it; a keyed
+   * (`anyQueue`) one is one guarded add ({@link enqueueGuarded}).
    */
   enqueue(run: NewRun): Promise<EnqueueResult> {
+    if (run.anyQueue && !run.dedup && run.routine === null && !this.connections.isCluster) {
+      const keyed = this.queues.peek(run.queue);
+      if (keyed?.def && (keyed.ranked || isDefaultRank(run.source, run.priority ?? 0))) {
+        return this.enqueueGuarded(run, keyed.def, keyed.ranked);
+      }
+    }
     const facts = run.freshId && !run.dedup && run.routine === null ? this.queues.peek(run.queue) : undefined;
     if (!facts?.def || (!facts.ranked && !isDefaultRank(run.source, run.priority ?? 0))) {
       return this.enqueueMany([run]).then((r) => r[0]!);
@@ -183,10 +203,38 @@ export class RunWriter {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.bull
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    const add = this.bull
       .get(run.queue)
-      .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked))
-      .then(() => ({ id: run.id, created: true }));
+      .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked));
+    if (!ticket) return add.then(() => ({ id: run.id, created: true }));
+    return add.then(async () => {
+      await wait.confirm(ticket, `run ${run.id}`);
+      return { id: run.id, created: true };
+    });
+  }
+
+  /**
+   * An `anyQueue` run in one script call: BullMQ's own add, guarded by one EXISTS over every place
+   * the run could be (its job in any defined queue, its record). Not on Cluster, where those keys
+   * live in different hash slots: there {@link enqueueMany} looks first, then adds.
+   */
+  private async enqueueGuarded(run: NewRun, policy: Queue, ranked: boolean): Promise<EnqueueResult> {
+    this.checkPayload(run);
+    const guard = [this.bull.keys.bullJob(run.queue, run.id), this.tombstones.key(run.id)];
+    for (const q of await this.queues.queueNames()) if (q !== run.queue) guard.push(this.bull.keys.bullJob(q, run.id));
+    const job = {
+      name: run.jobType,
+      data: this.jobData(run),
+      opts: { ...this.jobOptions(run, policy, ranked), jobId: run.id },
+    };
+    // The add goes on the command connection, the one the replica wait watches.
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    const created = await addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    if (ticket && created) await wait.confirm(ticket, `run ${run.id}`);
+    return { id: run.id, created };
   }
 
   private checkPayload(run: NewRun): void {
@@ -221,6 +269,10 @@ export class RunWriter {
       known.set(queue, { ...facts, def: facts.def ?? (await this.registry.require(queue)) });
     }
     const outcome = new Map<string, EnqueueResult>();
+    // With replicas to wait for, the runs count once they have them (see ReplicaWait).
+    const wait = this.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    let wrote = false;
     for (const [queue, group] of byQueue) {
       const facts = known.get(queue)!;
       const policy = facts.def;
@@ -240,6 +292,7 @@ export class RunWriter {
         data: this.jobData(r),
         opts: this.jobOptions(r, policy, ranked),
       }));
+      wrote = true;
       const added =
         jobs.length === 1
           ? [await this.bull.get(queue).add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)]
@@ -260,6 +313,7 @@ export class RunWriter {
         await pipe.exec();
       }
     }
+    if (ticket && wrote) await wait.confirm(ticket, runs.length === 1 ? `run ${runs[0]!.id}` : `${runs.length} runs`);
     return runs.map((r) => outcome.get(r.id) ?? { id: r.id, created: false });
   }
 

@@ -7,6 +7,8 @@ import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
 import { listQueueRunRefs, listQueueRuns, loadQueueRuns, type QueueRunRef, type QueueRunsQuery } from './run-listing';
+import { ProducerCodes } from './producer-codes';
+import { RunReading } from './run-read-context';
 import { RunTombstones } from './run-tombstones';
 import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-with-state';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
@@ -44,6 +46,8 @@ export class RunStore {
   private readonly writer: RunWriter;
   /** What enqueue knows about the queues, kept until the registry announces a change. */
   readonly policies: QueuePolicyCache;
+  /** Queue policies and producer names, for reading runs (see RunReading). */
+  readonly reading: RunReading;
   private readonly clock: Clock;
 
   constructor(
@@ -59,6 +63,7 @@ export class RunStore {
     this.events = new QueueEventHub(connections, this.bull);
     this.waiter = new RunWaiter(this.events);
     this.policies = new QueuePolicyCache(connections, registry, this.bull, this.clock);
+    this.reading = new RunReading(this.policies, new ProducerCodes(connections.command, keys));
     this.writer = new RunWriter(
       connections,
       registry,
@@ -68,11 +73,13 @@ export class RunStore {
       this.clock,
       opts.stats,
       this.policies,
+      this.reading.producers,
     );
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,
       tombstones: this.tombstones,
+      reading: this.reading,
       enqueue: (run) => this.enqueue(run),
       retention: (q) => this.writer.retention(q),
       clock: this.clock,
@@ -125,7 +132,7 @@ export class RunStore {
 
   private async viewIn(queue: string, id: string): Promise<RunView | undefined> {
     const { job, state } = await readJobWithState(this.bull.get(queue), id);
-    return job && runFromJob(queue, job, state);
+    return job && runFromJob(queue, job, state, await this.reading.contextOf(queue, [job]));
   }
 
   /** The run view, or null. `queue` (optional) saves the lookup when the caller knows it. */
@@ -159,7 +166,7 @@ export class RunStore {
       live.push({ ...r, state: states[i] as BullJobState });
       at.push(i);
     });
-    const views = await loadQueueRuns(this.redis, this.bull, live);
+    const views = await loadQueueRuns(this.redis, this.bull, this.reading, live);
     const out: (RunView | undefined)[] = new Array<RunView | undefined>(refs.length);
     views.forEach((v, k) => (out[at[k]!] = v));
     return Promise.all(refs.map(async (r, i) => out[i] ?? (await this.tombstones.get(r.id))));
@@ -210,7 +217,7 @@ export class RunStore {
    * what is and is not listed. Throws UnknownQueueError for an undefined `queue`.
    */
   async listRecent(query: QueueRunsQuery & { queue?: string } = {}): Promise<RunView[]> {
-    return listQueueRuns(this.redis, this.bull, await this.queuesOf(query.queue), query);
+    return listQueueRuns(this.redis, this.bull, this.reading, await this.queuesOf(query.queue), query);
   }
 
   /**
@@ -223,7 +230,7 @@ export class RunStore {
 
   /** The views of {@link recentRunRefs}, read lean (undefined for a run gone or moved meanwhile). */
   loadRecent(refs: readonly QueueRunRef[]): Promise<(RunView | undefined)[]> {
-    return loadQueueRuns(this.redis, this.bull, refs);
+    return loadQueueRuns(this.redis, this.bull, this.reading, refs);
   }
 
   private async queuesOf(queue?: string): Promise<string[]> {

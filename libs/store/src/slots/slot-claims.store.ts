@@ -1,4 +1,4 @@
-import { ScriptCode, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
+import { ScriptCode, withDroverScripts, type DroverKeys, type RedisClient, type ReplicaWait } from '@drover/redis';
 import {
   doneClaimTtlMs,
   encodeArmedEntry,
@@ -55,6 +55,8 @@ export class SlotClaims {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: DroverKeys,
+    /** With replicas to wait for, a claim counts only once they have it (see {@link claim}). */
+    private readonly wait?: ReplicaWait,
   ) {}
 
   key(routine: string, slot: number): string {
@@ -65,8 +67,14 @@ export class SlotClaims {
     return withDroverScripts(this.redis);
   }
 
+  /**
+   * Claims a slot. With replicas to wait for (`DROVER_REDIS_WAIT_REPLICAS`), a won claim is answered
+   * only once they have it; otherwise this throws `NotReplicatedError` and the caller must not act
+   * on the claim (it stays pending, and whoever completes it confirms it first: {@link confirm}).
+   */
   async claim(req: ClaimRequest): Promise<ClaimOutcome> {
     const decision = encodeDecision(req.decision);
+    const ticket = this.wait?.enabled ? this.wait.begin() : undefined;
     const [code, payload] = await this.scripts.claimSlot(
       this.keys.leader(),
       this.key(req.routine, req.slot),
@@ -82,12 +90,28 @@ export class SlotClaims {
     );
     if (code === 1) {
       const rev = Number(payload);
+      if (ticket) await this.wait!.confirm(ticket, `the claim of slot ${req.slot} of routine "${req.routine}"`);
       return { kind: 'claimed', rev, value: pendingClaimValue(!!req.armed, rev, decision) };
     }
     if (code === 0) return { kind: 'taken', claim: parseClaim(String(payload)) };
     if (code === ScriptCode.StaleToken) return { kind: 'stale' };
     if (code === ScriptCode.RoutineGone) return { kind: 'gone' };
     return { kind: 'passed' };
+  }
+
+  /**
+   * Before acting on a pending claim someone else made (completing it), makes sure the replicas have
+   * it: WAIT covers only the writes of this connection, so it first rewrites the claim's own expiry
+   * (the same instant its maker set), then waits. A no-op without replicas to wait for. Should the
+   * maker mark it done in between, the done claim gets that pending expiry: longer for a fire's
+   * claim, shorter (3 minutes past its slot rather than 10) for an armed one.
+   */
+  async confirm(routine: string, slot: number, claim: SlotClaim): Promise<void> {
+    if (!this.wait?.enabled || !claim.decision) return;
+    const madeAt = claim.decision.at;
+    const ticket = this.wait.begin();
+    await this.redis.pexpireat(this.key(routine, slot), madeAt + pendingClaimTtlMs(slot, madeAt));
+    await this.wait.confirm(ticket, `the pending claim of slot ${slot} of routine "${routine}"`);
   }
 
   async get(routine: string, slot: number): Promise<SlotClaim | undefined> {

@@ -48,7 +48,7 @@ export const failing = { on: true };
 class EchoHandler {
   async handle(payload: unknown, ctx: JobContext) {
     await ctx.progress(50);
-    return { echo: payload, attempt: ctx.run.attempt };
+    return { echo: payload, attempt: ctx.run.attempt, maxAttempts: ctx.run.maxAttempts, createdBy: ctx.run.createdBy };
   }
 }
 
