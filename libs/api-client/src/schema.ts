@@ -1336,6 +1336,7 @@ export interface components {
           | 'nothing-owed'
           | 'idle-backoff'
           | 'claim-abandoned'
+          | 'archived'
           | 'other';
         detail?: string;
         runs: components['schemas']['SlotRun'][];

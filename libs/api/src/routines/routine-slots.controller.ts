@@ -119,6 +119,13 @@ export class RoutineSlotsController {
         ? [{ from: state.pausedFrom, to: state.since }]
         : []),
       ...(record.def.status === 'paused' && record.pause ? [{ from: record.pause.at }] : []),
+      // No fires reach a disabled or archived routine: what lies past its cursor is not on its way.
+      ...(record.def.status === 'archived' && record.archive
+        ? [{ from: record.archive.at, reason: 'archived' as const }]
+        : []),
+      ...(state.disabledReason !== undefined && state.lastSlot !== undefined
+        ? [{ from: state.lastSlot, reason: 'disabled' as const }]
+        : []),
     ];
     const probe = slotLedger(params.name, { trigger, from, to, now, records: [], limit: MAX_LEDGER_SLOTS });
     if (!probe.ok) throw tooMany(from, to);

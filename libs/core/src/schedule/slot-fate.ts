@@ -21,7 +21,8 @@ export type SlotFate = (typeof SLOT_FATES)[number];
  * - `backing-off` / `disabled`: the launcher waits after failed condition checks, or gave up;
  * - `condition-failed` / `candidates-failed`: the condition check or candidate provider threw or timed out;
  * - `nothing-owed` / `idle-backoff`: a selector routine's tick found nothing, or did not look;
- * - `claim-abandoned`: the dispatcher that claimed the slot died and no one finished it in time.
+ * - `claim-abandoned`: the dispatcher that claimed the slot died and no one finished it in time;
+ * - `archived`: never recorded, only inferred by the ledger for the slots of an archived routine.
  * `other` stands for a reason this list does not know (never expected; kept so labels stay bounded).
  */
 export const SLOT_SKIP_REASONS = [
@@ -39,6 +40,7 @@ export const SLOT_SKIP_REASONS = [
   'nothing-owed',
   'idle-backoff',
   'claim-abandoned',
+  'archived',
   'other',
 ] as const;
 export type SlotSkipReason = (typeof SLOT_SKIP_REASONS)[number];

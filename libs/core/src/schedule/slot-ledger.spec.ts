@@ -102,6 +102,17 @@ describe('slotLedger', () => {
     ]);
     const still = slotLedger('x', { ...base, records: [], cursor: T, pauses: [{ from: T + 15_000 }] });
     expect(still.ok && still.slots.slice(1, 3).map((s) => s.fate)).toEqual(['skipped', 'skipped']);
+    const disabled = slotLedger('x', {
+      ...base,
+      records: [],
+      cursor: T + 10_000,
+      pauses: [{ from: T + 10_000, reason: 'disabled' }],
+    });
+    expect(disabled.ok && disabled.slots.slice(0, 3).map((s) => [s.fate, s.reason])).toEqual([
+      ['no-record', undefined],
+      ['skipped', 'disabled'],
+      ['skipped', 'disabled'],
+    ]);
   });
 
   it('lists a record the current schedule lacks, so nothing recorded is hidden (a doubled slot would show)', () => {

@@ -83,8 +83,12 @@ export interface LedgerInput {
   records: SlotRecord[];
   /** The routine's cursor: the newest slot a scheduler decided (undefined: none yet). */
   cursor?: number;
-  /** Windows `(from, to]` the routine was paused in (`to` undefined: still paused). */
-  pauses?: { from: number; to?: number }[];
+  /**
+   * Windows `(from, to]` in which the routine fired nothing (`to` undefined: still so), and why:
+   * `paused` (the default), `disabled` (the launcher gave up), `archived`. Their slots without a
+   * record are shown skipped with that reason, inferred.
+   */
+  pauses?: { from: number; to?: number; reason?: 'paused' | 'disabled' | 'archived' }[];
   /** Defaults to {@link MAX_LEDGER_SLOTS}. */
   limit?: number;
 }
@@ -130,9 +134,8 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
     return { ...base, fate: reason === 'superseded' ? 'superseded' : 'skipped', reason, ...detail };
   }
   if (slot > input.now) return { ...base, fate: 'not-yet-due' };
-  if ((input.pauses ?? []).some((p) => slot > p.from && (p.to === undefined || slot <= p.to))) {
-    return { ...base, fate: 'skipped', reason: 'paused', recorded: false };
-  }
+  const idle = (input.pauses ?? []).find((p) => slot > p.from && (p.to === undefined || slot <= p.to));
+  if (idle) return { ...base, fate: 'skipped', reason: idle.reason ?? 'paused', recorded: false };
   if (input.cursor === undefined || slot > input.cursor) return { ...base, fate: 'due' };
   return { ...base, fate: 'no-record' };
 }
