@@ -57,6 +57,7 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'GET', path: `${V1}/routines/{name}/preview`, role: 'viewer', query: ['count', 'from'] },
   { method: 'GET', path: `${V1}/routines/{name}/runs`, role: 'viewer' },
   { method: 'GET', path: `${V1}/routines/{name}/stats`, role: 'viewer', query: ['window'] },
+  { method: 'GET', path: `${V1}/routines/{name}/slots`, role: 'viewer', query: ['from', 'to'] },
   { method: 'POST', path: `${V1}/apply`, role: 'admin', query: ['dryRun'] },
   {
     method: 'POST',

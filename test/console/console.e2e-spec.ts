@@ -39,6 +39,7 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
           queues: [
             { name: 'default', concurrency: 5 },
             { name: 'flaky', concurrency: 5, maxAttempts: 1 },
+            { name: 'ticks', concurrency: 5 },
           ],
           routines: [
             {
@@ -49,6 +50,8 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
               payload: { ms: 1500 },
             },
             { name: 'ticker', jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: 3_600_000 } },
+            // A slot every second on its own queue: the routine page's slot ledger strip fills up.
+            { name: 'every-second', jobType: 'noop', queue: 'ticks', trigger: { kind: 'interval', everyMs: 1000 } },
             // Nothing listens on port 9 of loopback: every call fails, and with one attempt the run parks.
             {
               name: 'broken-call',
@@ -212,6 +215,38 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     expect(await context.cookies()).toEqual([]);
   }, 30_000);
 
+  it("shows the routine's slot ledger as a strip: one cell per slot, its exact time and fate on hover and as text", async () => {
+    const { page } = await loggedIn('viewer');
+    await page.goto(ui('/routines/every-second'));
+    const strip = page.getByRole('list', { name: /^Slot ledger of every-second: the last \d+ slots$/ });
+    await strip.waitFor();
+    await waitFor('three slots that ran in the strip', async () => {
+      await page.reload();
+      return (await strip.locator('li[data-fate="ran"]').count()) >= 3;
+    });
+    const cells = await strip.locator('li').evaluateAll((lis) =>
+      lis.map((li) => ({
+        fate: li.getAttribute('data-fate'),
+        title: li.getAttribute('title'),
+        text: li.textContent,
+        href: li.querySelector('a')?.getAttribute('href') ?? null,
+      })),
+    );
+    const slots = cells.map((c) => Date.parse(c.title!.slice(0, 19).replace(' ', 'T') + 'Z'));
+    // One cell per slot, one second apart, oldest first: none missing, none doubled.
+    slots.forEach((at, k) => k > 0 && expect(at - slots[k - 1]!).toBe(1000));
+    for (const [k, c] of cells.entries()) {
+      expect(c.text).toBe(c.title); // what a screen reader reads is what the hover shows
+      if (c.fate !== 'ran') continue;
+      expect(c.title).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC — ran: (succeeded|running|queued), [01] attempts?$/);
+      expect(c.href).toBe(`/ui/runs/${encodeURIComponent(`r-every-second-${slots[k]}`)}`);
+    }
+    await page
+      .locator('figure.slot-ledger figcaption')
+      .getByText(/\d+ ran/)
+      .waitFor();
+  }, 30_000);
+
   it('passes an axe scan (no serious or critical violations) on every main page, light and dark, with no console errors', async () => {
     const { page } = await loggedIn('admin');
     const runs = await api.call('GET', '/runs?queue=default&page_size=1');
@@ -219,6 +254,7 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
       ['/', 'Overview'],
       ['/routines', 'Routines'],
       ['/routines/on-demand', 'Routine on-demand'],
+      ['/routines/every-second', 'Routine every-second'],
       ['/runs', 'Runs'],
       [`/runs/${runs.body.items[0].id}`, 'Run '],
       ['/parked?queue=flaky', 'Parked runs'],

@@ -19,6 +19,8 @@ describe('/metrics of every app passes promtool check metrics', () => {
   const scheduler = [
     'drover_schedule_fires_total{outcome="enqueued"}',
     'drover_schedule_fires_total{outcome="skipped"}',
+    'drover_slots_total{outcome="ran",reason="none"}',
+    'drover_slots_total{outcome="skipped",',
     'drover_runs_total{queue="slow",job_type="sleep",status="skipped"}',
     'drover_routines{status="active"}',
     'drover_queue_global_concurrency{queue="default"}',

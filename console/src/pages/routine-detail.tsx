@@ -4,6 +4,7 @@ import { DurationChart } from '../components/charts';
 import { Link } from '../components/link';
 import { RoutineActions } from '../components/routine-actions';
 import { SelectorPanel } from '../components/selector-panel';
+import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
@@ -13,13 +14,14 @@ const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} 
 
 async function load(name: string) {
   const path = { params: { path: { name } } };
-  const [routine, runs, stats, preview] = await Promise.all([
+  const [routine, runs, stats, preview, ledger] = await Promise.all([
     ok(api.GET('/api/v1/routines/{name}', path)),
     ok(api.GET('/api/v1/routines/{name}/runs', path)),
     ok(api.GET('/api/v1/routines/{name}/stats', { params: { path: { name }, query: { window: '24h' } } })),
     ok(api.GET('/api/v1/routines/{name}/preview', { params: { path: { name }, query: { count: 10 } } })),
+    ok(api.GET('/api/v1/routines/{name}/slots', path)),
   ]);
-  return { routine, runs: runs.items, stats, preview };
+  return { routine, runs: runs.items, stats, preview, ledger };
 }
 
 export function RoutineDetail({ name }: { name: string }) {
@@ -96,6 +98,7 @@ export function RoutineDetail({ name }: { name: string }) {
           </div>
 
           <h2>History</h2>
+          {d.ledger.items.length > 0 && <SlotStrip ledger={d.ledger} />}
           {finished.length > 0 && (
             <DurationChart
               label={`durations of the last ${finished.length} finished runs`}

@@ -537,6 +537,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/routines/{name}/slots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The slot ledger: every slot of the routine's schedule in (from, to] with its fate
+     * @description Each slot is ran (its runs: id, status, attempts), skipped (a reason), superseded, due, not-yet-due or no-record (past, decided, no record left: retention or the index of the routine's newest 1000 runs). At most 1000 slots: a wider range is a 400. `to` defaults to now, `from` to 50 slots before `to`; slots before the routine was created are not listed. Manual and ad-hoc runs are not slots; backfills and replays count for their slot.
+     */
+    get: operations['listSlots'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/routines/{name}/stats': {
     parameters: {
       query?: never;
@@ -1269,6 +1289,59 @@ export interface components {
       depthWeight: number;
       error: string | null;
       items: components['schemas']['RankedCandidate'][];
+    };
+    SlotRun: {
+      id: string;
+      /** @enum {string} */
+      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
+      attempt: number;
+      reason?: string;
+      key?: string;
+    };
+    SlotLedger: {
+      routine: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      /** Format: date-time */
+      now: string;
+      cursor: string | null;
+      limit: number;
+      counts: {
+        [key: string]: number;
+      };
+      items: {
+        /** Format: date-time */
+        slot: string;
+        /** @enum {string} */
+        fate: 'ran' | 'skipped' | 'superseded' | 'due' | 'not-yet-due' | 'no-record';
+        onSchedule: boolean;
+        recorded: boolean;
+        /** @enum {string} */
+        reason?:
+          | 'catch-up-skip'
+          | 'superseded'
+          | 'catch-up-capped'
+          | 'deadline-exceeded'
+          | 'overlap-forbid'
+          | 'condition-false'
+          | 'paused'
+          | 'backing-off'
+          | 'disabled'
+          | 'condition-failed'
+          | 'candidates-failed'
+          | 'nothing-owed'
+          | 'idle-backoff'
+          | 'claim-abandoned'
+          | 'archived'
+          | 'other';
+        detail?: string;
+        runs: components['schemas']['SlotRun'][];
+        withdrawn: components['schemas']['SlotRun'][];
+      }[];
     };
     PlanWhatIf: {
       /**
@@ -4679,6 +4752,85 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RoutineRunPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listSlots: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The ledger, oldest slot first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SlotLedger'];
         };
       };
       /** @description A problem (RFC 9457) */

@@ -14,6 +14,7 @@ export * from './time/time-zone';
 export * from './schedule/cron-schedule';
 export * from './schedule/next-fire';
 export * from './schedule/fires-on-schedule';
+export * from './schedule/slot-ledger';
 export * from './policy/skip-reason';
 export * from './policy/catch-up.policy';
 export * from './policy/count-slots';

@@ -14,6 +14,8 @@ const LISTS: Record<string, readonly string[]> = {
   ORIGINS: words.ORIGINS,
   PRIORITY_NAMES: words.PRIORITY_NAMES,
   CANDIDATE_VERDICTS: words.CANDIDATE_VERDICTS,
+  SLOT_FATES: words.SLOT_FATES,
+  SLOT_SKIP_REASONS: words.SLOT_SKIP_REASONS,
 };
 // Where a face could restate a word: every shipped source outside core. Tests may spell words out
 // to pin behaviour; the generated api client repeats them as types by construction.

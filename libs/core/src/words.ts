@@ -11,3 +11,4 @@ export * from './model/priority-name';
 export * from './model/origin';
 export * from './model/queue-defaults';
 export * from './policy/candidate-verdict';
+export * from './schedule/slot-fate';

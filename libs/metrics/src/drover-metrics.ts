@@ -23,6 +23,7 @@ export class DroverMetrics {
   readonly fireLateness: Histogram<'queue'>;
   readonly queueJobs: Gauge<'queue' | 'state'>;
   readonly scheduleFires: Counter<'outcome'>;
+  readonly slots: Counter<'outcome' | 'reason'>;
   readonly leader: Gauge<'instance'>;
   readonly leaderTransitions: Counter;
   readonly leaseReclaims: Counter<'queue'>;
@@ -73,6 +74,12 @@ export class DroverMetrics {
       name: METRIC.scheduleFiresTotal,
       help: 'Schedule fires by outcome (enqueued, skipped, failed).',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.slots = new Counter({
+      name: METRIC.slotsTotal,
+      help: 'Slots by fate as the scheduler decides them: outcome ran (reason none), skipped or superseded (a bounded reason).',
+      labelNames: ['outcome', 'reason'],
       registers,
     });
     this.leader = new Gauge({

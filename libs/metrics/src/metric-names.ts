@@ -8,6 +8,7 @@ export const METRIC = {
   fireLatenessSeconds: 'drover_fire_lateness_seconds',
   queueJobs: 'drover_queue_jobs',
   scheduleFiresTotal: 'drover_schedule_fires_total',
+  slotsTotal: 'drover_slots_total',
   leader: 'drover_leader',
   leaderTransitionsTotal: 'drover_leader_transitions_total',
   leaseReclaimsTotal: 'drover_lease_reclaims_total',

@@ -71,6 +71,7 @@ export interface DroverScripts {
     channel: string,
     now: number | '',
     mode: 'create' | 'resume' | '',
+    pausedFrom?: number | '',
   ): Promise<[number, number]>;
   removeRoutine(
     leaderKey: string,

@@ -12,6 +12,7 @@ import { followRun } from '../runs/follow-run';
 import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
+import { registerRoutineSlots } from './routine-slots.command';
 import { whatIfApply, type WhatIfOptions } from './what-if.command';
 import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
 
@@ -359,4 +360,5 @@ Examples:
     });
 
   registerRoutineOverrides(routines, ctx);
+  registerRoutineSlots(routines, ctx);
 }

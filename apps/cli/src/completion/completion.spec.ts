@@ -56,6 +56,7 @@ describe('drover completion', () => {
       'override',
       'overrides',
       'candidates',
+      'slots',
       'help',
     ]);
   });

@@ -6,6 +6,7 @@ import { RoutineActionsController } from './routine-actions.controller';
 import { RoutineBackfill } from './routine-backfill.service';
 import { RoutineInsightsController } from './routine-insights.controller';
 import { RoutineOverridesController } from './routine-overrides.controller';
+import { RoutineSlotsController } from './routine-slots.controller';
 import { RoutineOverrides } from './routine-overrides.service';
 import { RoutineListing } from './routine-listing.service';
 import { RoutinesController } from './routines.controller';
@@ -20,6 +21,7 @@ export const ROUTINES_PART: ApiPart = {
     RoutineActionsController,
     RoutineInsightsController,
     RoutineOverridesController,
+    RoutineSlotsController,
     ApplyController,
     WhatIfController,
   ],

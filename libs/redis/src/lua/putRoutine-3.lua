@@ -16,6 +16,7 @@
     ARGV[6] channel announcing changes
     ARGV[7] "" or now (epoch ms): the cursor starts here (creation) or skips to here (resume)
     ARGV[8] "create" | "resume" | ""
+    ARGV[9] on "resume": "" or when the pause being ended began (the slot ledger shows the slots slept through)
 
   Output:
     { 1, version }   written
@@ -41,6 +42,9 @@ if ARGV[8] == "create" then
 elseif ARGV[8] == "resume" then
   -- Slots slept through while paused are not caught up; the cursor never moves back.
   rcall("HSET", KEYS[3], "since", ARGV[7])
+  if ARGV[9] and ARGV[9] ~= "" then
+    rcall("HSET", KEYS[3], "pausedFrom", ARGV[9])
+  end
   local cursor = tonumber(rcall("HGET", KEYS[3], "lastSlot") or "-1")
   if tonumber(ARGV[7]) > cursor then
     rcall("HSET", KEYS[3], "lastSlot", ARGV[7])

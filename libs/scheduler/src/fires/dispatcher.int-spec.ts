@@ -113,6 +113,10 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
       expect(await metrics.registry.getSingleMetricAsString('drover_schedule_fires_total')).toMatch(
         /outcome="failed"} 5/,
       );
+      // Slot fates by a bounded reason: the launch failure's message is not a label value.
+      const slots = await metrics.registry.getSingleMetricAsString('drover_slots_total');
+      expect(slots).toContain('drover_slots_total{outcome="skipped",reason="condition-failed"} 5');
+      expect(slots).toContain('drover_slots_total{outcome="skipped",reason="disabled"} 1');
     });
 
     it('gives a hung condition check its deadline: the signal aborts and the fire counts as a launch failure', async () => {

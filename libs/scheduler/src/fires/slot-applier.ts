@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Routine } from '@drover/core';
+import { slotSkipReason, type Routine } from '@drover/core';
 import { DroverMetrics } from '@drover/metrics';
 import { newRunId, runOfRoutine, slotDedup, type SlotDecision } from '@drover/store';
 import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
@@ -49,6 +49,8 @@ export class SlotApplier {
         reason: d.reason,
       });
       if (!created) return;
+      const reason = slotSkipReason(d.reason);
+      this.metrics.slots.inc({ outcome: reason === 'superseded' ? 'superseded' : 'skipped', reason });
       this.metrics.scheduleFires.inc({ outcome: d.failed ? 'failed' : 'skipped' });
       if (d.failed) result.failed.push({ id, error: d.reason });
       else {
@@ -65,9 +67,13 @@ export class SlotApplier {
           return this.runFor(def, keyId, target, d.source, key);
         })
       : [this.runFor(def, id, target, d.source)];
+    let counted = false;
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
       if (!created) continue;
+      // One slot, however many selector keys it runs.
+      if (!counted) this.metrics.slots.inc({ outcome: 'ran', reason: 'none' });
+      counted = true;
       this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
       result.enqueued.push(run.id);
     }

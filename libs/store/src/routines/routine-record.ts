@@ -20,6 +20,8 @@ export interface RoutineState {
   lastSlot?: number;
   /** When the cursor started (creation/resume): slots before it are never caught up. */
   since?: number;
+  /** When the last pause that ended began (it ended at `since`): the slot ledger's window of slots slept through. */
+  pausedFrom?: number;
   consecutiveFailures: number;
   nextAttemptAt?: number;
   disabledReason?: string;
@@ -54,6 +56,7 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     version: num('v'),
     lastSlot: num('lastSlot'),
     since: num('since'),
+    pausedFrom: num('pausedFrom'),
     consecutiveFailures: num('consecutiveFailures') ?? 0,
     nextAttemptAt: num('nextAttemptAt'),
     disabledReason: str('disabledReason'),

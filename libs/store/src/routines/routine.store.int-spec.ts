@@ -132,6 +132,8 @@ describe('RoutineStore on a real Redis', () => {
     const resumed = await store.resume('p2', 4000);
     expect(resumed.def.status).toBe('active');
     expect(resumed.pause).toBeUndefined();
+    // The pause that ended is kept as a window for the slot ledger: slots in (2000, 4000] were slept through.
+    expect(await store.getState('p2')).toMatchObject({ pausedFrom: 2000, since: 4000 });
     await expect(store.pause('nope', pause, 1)).rejects.toBeInstanceOf(RoutineNotFoundError);
   });
 

@@ -141,6 +141,7 @@ export class RoutineStore {
         this.changesChannel,
         now,
         !prev ? 'create' : resumed ? 'resume' : '',
+        resumed && prev.def.status === 'paused' && prev.pause ? prev.pause.at : '',
       );
       if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${name}"`);
       if (code === 1) return prev ? 'updated' : 'created';

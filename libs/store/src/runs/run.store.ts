@@ -1,11 +1,11 @@
-import { ACTIVE_RUN_STATUSES } from '@drover/core';
+import { ACTIVE_RUN_STATUSES, slotOfRunId, type SlotRecord } from '@drover/core';
 import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
-import { RunIndex, type RunRef } from './run-index';
+import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
 import { listQueueRunRefs, listQueueRuns, loadQueueRuns, type QueueRunRef, type QueueRunsQuery } from './run-listing';
 import { ProducerCodes } from './producer-codes';
 import { RunReading } from './run-read-context';
@@ -183,6 +183,33 @@ export class RunStore {
       if (refs.length < 100) break;
     }
     return out;
+  }
+
+  /**
+   * The runs and skipped records that name a slot of `routine` in `(from, to]` (the slot ledger's
+   * records), from its index of the newest {@link RECENT_RUNS_KEPT}: one read of the index, then only
+   * the matching runs, each lean. Runs older than the index or removed by retention are not found.
+   */
+  async slotRecords(routine: string, from: number, to: number): Promise<SlotRecord[]> {
+    const refs = (await this.index.recent(routine, 0, RECENT_RUNS_KEPT)).filter((r) => {
+      const at = slotOfRunId(routine, r.id);
+      return at !== undefined && at.slot > from && at.slot <= to;
+    });
+    const views = await this.loadRuns(refs);
+    return views.flatMap((v) =>
+      v
+        ? [
+            {
+              id: v.id,
+              status: v.status,
+              source: v.source,
+              attempt: v.attempt,
+              ...(v.reason !== undefined && { reason: v.reason }),
+              ...(v.key !== undefined && { key: v.key }),
+            },
+          ]
+        : [],
+    );
   }
 
   /**
