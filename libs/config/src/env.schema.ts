@@ -47,6 +47,12 @@ export interface DroverEnv {
   configFile?: string;
   queues?: string[];
   leaderTtlMs: number;
+  /**
+   * How long before its slot an armed run becomes available to workers (DROVER_ARM_LEAD_MS): the
+   * scheduler delays it until slot − lead, a worker takes it then and starts it on its own timer at
+   * the slot. Read by the scheduler (the delay) and the worker (how far ahead it holds a run).
+   */
+  armLeadMs: number;
   apiTokensFile?: string;
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
@@ -77,6 +83,9 @@ export interface DroverEnv {
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
+
+/** Default lead of an armed run (see `armLeadMs`): covers BullMQ's promotion and a fetch under load. */
+export const DEFAULT_ARM_LEAD_MS = 300;
 
 /** Default caps on open event streams (the console keeps one or two per browser tab). */
 export const DEFAULT_STREAMS_PER_TOKEN = 50;
@@ -219,6 +228,7 @@ export const envSchema = z.object({
     commaList(z.string().regex(NAME, { message: 'holds a name that is not [a-z0-9][a-z0-9._-]{0,127}' })),
   ),
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
+  DROVER_ARM_LEAD_MS: opt(wholeNumber(0, 10_000)),
   // Not opt(): set but blank is an error (see parseEnv), never development mode.
   DROVER_API_TOKENS_FILE: z.string().optional(),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
@@ -333,6 +343,7 @@ export function parseEnv(
     configFile: e.DROVER_CONFIG,
     queues: e.DROVER_QUEUES,
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
+    armLeadMs: e.DROVER_ARM_LEAD_MS ?? DEFAULT_ARM_LEAD_MS,
     apiTokensFile: e.DROVER_API_TOKENS_FILE?.trim(),
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,

@@ -224,6 +224,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         claims: this.claims,
         clock: this.clock,
         random: this.random,
+        armLeadMs: this.config.env.armLeadMs,
       });
       consumer.start();
       this.consumers.set(name, consumer);

@@ -206,7 +206,12 @@ export class Dispatcher {
       { routine: d.def.name, slot, decision: decision.kind, abandoned },
       'completing a slot whose claimer died half-way',
     );
-    const target = { slot, rev: claim.rev, now: d.now, ...(armed && !abandoned && { armedVersion: armedFor }) };
+    const target = {
+      slot,
+      rev: claim.rev,
+      now: d.now,
+      ...(armed && !abandoned && { armedVersion: armedFor, leadMs: this.opts.armLeadMs }),
+    };
     await this.applier.apply(d.def, target, decision, d.result);
     await this.claims.finish(d.def.name, slot, claim.raw, d.now);
   }
@@ -233,7 +238,8 @@ export class Dispatcher {
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'taken') await this.complete(d, slot, outcome.claim);
       if (outcome.kind !== 'claimed') continue;
-      await this.applier.apply(def, { slot, rev: outcome.rev, now, armedVersion: record.version }, decision, d.result);
+      const target = { slot, rev: outcome.rev, now, armedVersion: record.version, leadMs: this.opts.armLeadMs };
+      await this.applier.apply(def, target, decision, d.result);
       await this.claims.finish(def.name, slot, outcome.value, now);
       armed.push(entry);
     }
