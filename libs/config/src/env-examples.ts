@@ -14,7 +14,7 @@ export const ENV_EXAMPLES: Record<string, string> = {
   DROVER_CONFIG: './drover.yaml',
   DROVER_QUEUES: 'default,reports',
   DROVER_LEADER_TTL_MS: '10000',
-  DROVER_ARM_LEAD_MS: '300',
+  DROVER_ARM_LEAD_MS: '700',
   DROVER_API_TOKENS_FILE: '/etc/drover/tokens.yaml',
   DROVER_API_RATE_LIMIT: '600',
   DROVER_API_REFUSAL_LIMIT: '60',

@@ -18,7 +18,7 @@ describe('parseEnv', () => {
       redis: { kind: 'url', url: 'redis://127.0.0.1:6379', tls: false },
       prefix: 'drover',
       leaderTtlMs: 10_000,
-      armLeadMs: 300,
+      armLeadMs: 700,
       shutdownGraceMs: 30_000,
       apiRateLimitPerMinute: 600,
       apiRefusalLimitPerMinute: 60,

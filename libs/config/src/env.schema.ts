@@ -84,8 +84,12 @@ export interface DroverEnv {
   logFormat: LogFormat;
 }
 
-/** Default lead of an armed run (see `armLeadMs`): covers BullMQ's promotion and a fetch under load. */
-export const DEFAULT_ARM_LEAD_MS = 300;
+/**
+ * Default lead of an armed run (see `armLeadMs`). A worker fetches one job per round trip, so 200 runs
+ * due together took 0.3–0.6 s to fetch on a loaded 2-core machine: with 300 ms the last ones were
+ * still fetched after their slot, with 700 ms none was (docs/benchmarks.md).
+ */
+export const DEFAULT_ARM_LEAD_MS = 700;
 
 /** Default caps on open event streams (the console keeps one or two per browser tab). */
 export const DEFAULT_STREAMS_PER_TOKEN = 50;
