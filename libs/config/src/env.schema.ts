@@ -52,6 +52,12 @@ export interface DroverEnv {
    * counts (DROVER_REDIS_WAIT_REPLICAS; 0 = no WAIT), and how long to wait for them.
    */
   redisWait: { replicas: number; timeoutMs: number };
+  /**
+   * How long before its slot an armed run becomes available to workers (DROVER_ARM_LEAD_MS): the
+   * scheduler delays it until slot − lead, a worker takes it then and starts it on its own timer at
+   * the slot. Read by the scheduler (the delay) and the worker (how far ahead it holds a run).
+   */
+  armLeadMs: number;
   apiTokensFile?: string;
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
@@ -82,6 +88,13 @@ export interface DroverEnv {
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
+
+/**
+ * Default lead of an armed run (see `armLeadMs`). A worker fetches one job per round trip, so 200 runs
+ * due together took 0.3–0.6 s to fetch on a loaded 2-core machine: with 300 ms the last ones were
+ * still fetched after their slot, with 700 ms none was (docs/benchmarks.md).
+ */
+export const DEFAULT_ARM_LEAD_MS = 700;
 
 /** Default caps on open event streams (the console keeps one or two per browser tab). */
 export const DEFAULT_STREAMS_PER_TOKEN = 50;
@@ -226,6 +239,7 @@ export const envSchema = z.object({
   DROVER_LEADER_TTL_MS: opt(wholeNumber(1_000, 600_000)),
   DROVER_REDIS_WAIT_REPLICAS: opt(wholeNumber(0, 16)),
   DROVER_REDIS_WAIT_TIMEOUT_MS: opt(wholeNumber(10, 60_000)),
+  DROVER_ARM_LEAD_MS: opt(wholeNumber(0, 10_000)),
   // Not opt(): set but blank is an error (see parseEnv), never development mode.
   DROVER_API_TOKENS_FILE: z.string().optional(),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
@@ -345,6 +359,7 @@ export function parseEnv(
     queues: e.DROVER_QUEUES,
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
     redisWait: { replicas: e.DROVER_REDIS_WAIT_REPLICAS ?? 0, timeoutMs: e.DROVER_REDIS_WAIT_TIMEOUT_MS ?? 1_000 },
+    armLeadMs: e.DROVER_ARM_LEAD_MS ?? DEFAULT_ARM_LEAD_MS,
     apiTokensFile: e.DROVER_API_TOKENS_FILE?.trim(),
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,

@@ -1,3 +1,5 @@
+import { DEFAULT_ARM_LEAD_MS } from '@drover/config';
+
 /** Tunables of the scheduler role; defaults suit production, tests shorten them. */
 export interface SchedulerOptions {
   /** How often the leader looks for overdue routines. */
@@ -9,6 +11,12 @@ export interface SchedulerOptions {
   gaugesEveryMs: number;
   /** Fires processed at once by this replica. */
   fireConcurrency: number;
+  /**
+   * How long before its slot an armed run is released to the workers (DROVER_ARM_LEAD_MS): a worker
+   * takes it then and starts it on its own timer at the slot, so BullMQ's promotion and the fetch
+   * are done before the slot instead of after it.
+   */
+  armLeadMs: number;
 }
 
 export const SCHEDULER_OPTIONS = Symbol('drover.scheduler-options');
@@ -19,4 +27,5 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   reconcileEveryMs: 60_000,
   gaugesEveryMs: 5_000,
   fireConcurrency: 200,
+  armLeadMs: DEFAULT_ARM_LEAD_MS,
 };

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { AppConfig } from '@drover/config';
 import { DroverKeys, RedisConnections } from '@drover/redis';
 import { CandidateProbe, RunStore, StoreModule } from '@drover/store';
 import { CandidateRanker } from './candidates/candidate-ranker.service';
@@ -30,7 +31,15 @@ export class SchedulerModule {
       module: SchedulerModule,
       imports: [DiscoveryModule, StoreModule],
       providers: [
-        { provide: SCHEDULER_OPTIONS, useValue: { ...DEFAULT_SCHEDULER_OPTIONS, ...options } },
+        {
+          provide: SCHEDULER_OPTIONS,
+          inject: [{ token: AppConfig, optional: true }],
+          useFactory: (config?: AppConfig): SchedulerOptions => ({
+            ...DEFAULT_SCHEDULER_OPTIONS,
+            ...(config && { armLeadMs: config.env.armLeadMs }),
+            ...options,
+          }),
+        },
         { provide: RUN_SINK, useFactory: (runs: RunStore): RunSink => runs, inject: [RunStore] },
         {
           provide: FiresQueue,

@@ -1,23 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import { DelayedError, WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
+import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
-import { afterFailure, parseSlotRunId, retryDelayMs, type Queue, type Random } from '@drover/core';
-import {
-  OutOfMemoryPause,
-  retryWhileRedisFull,
-  type Clock,
-  type DroverKeys,
-  type RedisConnections,
-} from '@drover/redis';
+import { afterFailure, retryDelayMs, type Queue, type Random } from '@drover/core';
+import { OutOfMemoryPause, type Clock, type DroverKeys, type RedisConnections } from '@drover/redis';
 import type { BullQueues, ProducerCodes, SlotClaims } from '@drover/store';
 import {
   attemptOf,
   canceledMarker,
   encodeAttempt,
-  requestRefire,
   runJobDataOf,
   type AttemptRecord,
-  type CanceledMarker,
   type RunJobData,
 } from '@drover/store';
 import { attemptError, lostAttempts, type AttemptError } from './attempt-errors';
@@ -31,6 +23,8 @@ import { AttemptAbort } from './attempt-abort';
 import type { PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
+import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
+import { refuseStaleArm, sendBackUntilSlot } from './slot-start';
 import type { RunMetrics } from './run-metrics';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
 
@@ -51,24 +45,14 @@ export interface ConsumerDeps {
   random: Random;
   /** The names of the producer codes runs carry (one per process). */
   producers: ProducerCodes;
+  /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
+  armLeadMs: number;
 }
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
 const DROVER_BACKOFF = { type: 'drover' } as const;
 
-/**
- * How early (ms, cluster time) a run may be handed to a worker before it is sent back to wait for
- * its slot. BullMQ promotes delayed jobs by the worker's own clock, which may run ahead.
- */
-const EARLY_TOLERANCE_MS = 20;
-
-/** Why an armed run is not started, as its canceled reason. */
-const NOT_STARTED: Record<string, string> = {
-  'routine-deleted': 'not started: its routine was deleted before its slot',
-  superseded: 'not started: its slot was withdrawn and decided again',
-  'routine-changed': 'not started: its routine changed before its slot; the slot is decided again',
-  'routine-changed-expired': 'not started: its routine changed before its slot',
-};
+const INTERRUPTED = { kind: 'interrupted' } as const;
 
 /** The cancel reason recorded in a job's stored data, if any. */
 function cancelOf(rawData: string | null | undefined): string | undefined {
@@ -100,11 +84,15 @@ export class QueueConsumer {
   private readonly running = new Map<string, AttemptAbort>();
   private interrupting = false;
   private janitor?: RetentionJanitor;
+  /** Runs taken ahead of their slot, and the gate that keeps `concurrency` however many there are. */
+  private readonly held: HeldRuns;
 
   constructor(
     readonly policy: Queue,
     private readonly deps: ConsumerDeps,
-  ) {}
+  ) {
+    this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
+  }
 
   get name(): string {
     return this.policy.name;
@@ -139,6 +127,7 @@ export class QueueConsumer {
     });
     watchOutcomes(worker, queue, metrics, this.deps.stats, log);
     this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
+    this.held.attach(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
     // A full Redis refuses every fetch: pause instead of spinning (docs/redis.md, "At its memory limit").
     this.fullRedis = new OutOfMemoryPause(worker, (fields, msg) => log.warn({ queue, ...fields }, msg));
@@ -159,7 +148,7 @@ export class QueueConsumer {
 
   /** Applies a concurrency change live (other policy changes need a new consumer). */
   setConcurrency(concurrency: number): void {
-    if (this.worker) this.worker.concurrency = concurrency;
+    this.held.setConcurrency(concurrency);
     (this.policy as { concurrency: number }).concurrency = concurrency;
   }
 
@@ -201,6 +190,8 @@ export class QueueConsumer {
     const worker = this.worker;
     if (!worker) return;
     const closing = worker.close();
+    // A run held for its slot has not started: it goes back to its queue at once.
+    this.held.releaseAll(new WorkerShutdownError());
     const timer = setTimeout(() => {
       this.interrupting = true;
       for (const abort of this.running.values()) abort.abort(new WorkerShutdownError());
@@ -231,13 +222,20 @@ export class QueueConsumer {
     // Not stored on the job (it would cost every queued run its compact encoding): BullMQ reads
     // the strategy from the job it holds in memory when an attempt fails.
     job.opts.backoff ??= DROVER_BACKOFF;
-    const now = clock.now();
-    if (data.scheduledFor != null && data.scheduledFor - now > EARLY_TOLERANCE_MS) {
-      return this.holdUntilSlot(job, token, data.scheduledFor);
-    }
     const attempt = attemptOf(job);
     const maxAttempts = this.maxAttemptsOf(job, data);
-    const startedAt = now;
+    const now = clock.now();
+    let held = false;
+    if (data.scheduledFor != null && data.scheduledFor + START_MARGIN_MS > now) {
+      if (!this.held.mayHold(data.scheduledFor, now))
+        return sendBackUntilSlot(job, token, clock.toLocal(data.scheduledFor));
+      const ended = await this.holdForSlot(job, token, data.scheduledFor);
+      if (ended) return ended.value;
+      held = true;
+    }
+    const gate = this.held.enter(held);
+    if (gate) await gate;
+    const startedAt = held || gate ? clock.now() : now;
     metrics.activeDelta(queue, 1);
     try {
       if (job.attemptsStarted === 1 && data.scheduledFor != null) {
@@ -254,7 +252,9 @@ export class QueueConsumer {
       this.running.set(job.id!, abort);
       let outcome: AttemptOutcome;
       try {
-        const refused = data.av === undefined ? undefined : await this.refuseStaleArm(job);
+        // A full Redis refuses the check: it is asked again for half the lease.
+        const fullRedis = { retryForMs: this.policy.leaseMs / 2, interrupted: () => this.interrupting };
+        const refused = data.av === undefined ? undefined : await refuseStaleArm(job, this.deps, this.name, fullRedis);
         if (refused && refused !== 'redis-full') return refused;
         // A producer code this process has not seen yet: its name is read once (ctx.run.createdBy).
         const producers = this.deps.producers;
@@ -287,6 +287,7 @@ export class QueueConsumer {
       return await this.settle(job, token, outcome, attempt, maxAttempts, startedAt);
     } finally {
       metrics.activeDelta(queue, -1);
+      this.held.leave();
     }
   };
 
@@ -303,38 +304,29 @@ export class QueueConsumer {
   }
 
   /**
-   * A run handed out before its slot (this machine's clock runs ahead of the cluster's) goes back
-   * to wait until the slot, on this machine's clock; the start it used is not an attempt.
+   * A run taken ahead of its slot (armed with a lead, or BullMQ promoting by a clock a little
+   * ahead) waits here, active and locked, until the slot by the cluster clock. Held from the
+   * start (like an attempt), so a cancel, a lost lease or shutdown ends the hold: canceled, nothing
+   * recorded, or handed back to the queue; its handler never starts. Undefined: the slot has come.
    */
-  private async holdUntilSlot(job: Job<RunJobData>, token: string | undefined, slot: number): Promise<never> {
-    await job.updateData({ ...job.data, interrupts: (job.data.interrupts ?? 0) + 1 });
-    await job.moveToDelayed(this.deps.clock.toLocal(slot), token);
-    // Tells BullMQ the job was moved already (it neither completes nor fails it).
-    throw new DelayedError();
-  }
-
-  /**
-   * A run armed ahead of its slot starts only if its slot's claim still names it and its routine
-   * is at the version it was armed for (one script on the claim, atomic with revocations). Else it
-   * ends canceled without running, and a slot revoked here is refired so it is decided again with
-   * the routine as it is now. Only armed runs pay this round trip. Still refused by a full Redis
-   * after half the lease: `redis-full`, the run goes back to wait without counting, as at a shutdown.
-   */
-  private async refuseStaleArm(job: Job<RunJobData>): Promise<CanceledMarker | 'redis-full' | undefined> {
-    const { claims, bull, log, clock } = this.deps;
-    const data = job.data;
-    const slot = parseSlotRunId(job.id!);
-    if (!slot || !data.routine || data.av === undefined) return undefined;
-    const { av } = data; // a full Redis refuses the check: asked again for half the lease
-    const start = () => claims.startArmed(slot.routine, slot.slotMs, av, slot.rev);
-    const verdict = await retryWhileRedisFull(start, this.policy.leaseMs / 2, () => this.interrupting);
-    if (verdict === 'start') return undefined;
-    if (verdict === 'redis-full') return verdict;
-    if (verdict === 'routine-changed') {
-      await requestRefire(bull, slot.routine, slot.slotMs, slot.rev, slot.slotMs - clock.now());
+  private async holdForSlot(
+    job: Job<RunJobData>,
+    token: string | undefined,
+    slot: number,
+  ): Promise<{ value: unknown } | undefined> {
+    const abort = new AttemptAbort();
+    this.running.set(job.id!, abort);
+    try {
+      await this.held.hold(job.id!, slot, abort);
+      return undefined;
+    } catch (err) {
+      this.held.letGo();
+      if (err instanceof JobCanceledError) return { value: canceledMarker(err.reason, this.deps.clock.now()) };
+      if (err instanceof WorkerShutdownError) return { value: await this.settle(job, token, INTERRUPTED, 0, 0, 0) };
+      throw err;
+    } finally {
+      this.running.delete(job.id!);
     }
-    log.info({ queue: this.name, run: job.id, routine: slot.routine, verdict }, 'armed run not started');
-    return canceledMarker(NOT_STARTED[verdict] ?? verdict, clock.now());
   }
 
   /**

@@ -228,6 +228,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         clock: this.clock,
         random: this.random,
         producers: this.producers,
+        armLeadMs: this.config.env.armLeadMs,
       });
       consumer.start();
       this.consumers.set(name, consumer);

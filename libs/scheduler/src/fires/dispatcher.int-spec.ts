@@ -14,6 +14,7 @@ import {
 import { waitFor, type ManualClock } from '@drover/testing';
 import type { ConditionRegistry } from '../conditions/condition-registry.service';
 import { dispatcherHarness } from '../testing/dispatcher-harness';
+import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
 import type { Disarmer } from './disarmer';
 import type { Dispatcher } from './dispatcher.service';
 
@@ -319,7 +320,10 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
         runIdForSlot('gated', s3),
       ]);
       expect(await runs.get(runIdForSlot('gated', s2))).toMatchObject({ status: 'scheduled', scheduledFor: s2 });
-      expect((await bull.get('default').getJob(runIdForSlot('gated', s2)))!.data).toMatchObject({ av: 1 });
+      const armedJob = await bull.get('default').getJob(runIdForSlot('gated', s2));
+      expect(armedJob!.data).toMatchObject({ av: 1 });
+      // Released to the workers the arming lead before its slot; the worker that takes it holds it.
+      expect(armedJob!.delay).toBe(s2 - DEFAULT_SCHEDULER_OPTIONS.armLeadMs - (T0 + MIN));
       expect((await routines.getState('gated')).armed).toEqual([
         { slot: s2, version: 1, queue: 'default' },
         { slot: s3, version: 1, queue: 'default' },

@@ -208,7 +208,12 @@ export class Dispatcher {
     );
     // A claim that may have reached no replica must not produce a run (see SlotClaims.confirm).
     if (!abandoned) await this.claims.confirm(d.def.name, slot, claim);
-    const target = { slot, rev: claim.rev, now: d.now, ...(armed && !abandoned && { armedVersion: armedFor }) };
+    const target = {
+      slot,
+      rev: claim.rev,
+      now: d.now,
+      ...(armed && !abandoned && { armedVersion: armedFor, leadMs: this.opts.armLeadMs }),
+    };
     await this.applier.apply(d.def, target, decision, d.result);
     await this.claims.finish(d.def.name, slot, claim.raw, d.now);
   }
@@ -235,7 +240,8 @@ export class Dispatcher {
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'taken') await this.complete(d, slot, outcome.claim);
       if (outcome.kind !== 'claimed') continue;
-      await this.applier.apply(def, { slot, rev: outcome.rev, now, armedVersion: record.version }, decision, d.result);
+      const target = { slot, rev: outcome.rev, now, armedVersion: record.version, leadMs: this.opts.armLeadMs };
+      await this.applier.apply(def, target, decision, d.result);
       await this.claims.finish(def.name, slot, outcome.value, now);
       armed.push(entry);
     }

@@ -21,6 +21,8 @@ export interface SlotTarget {
   rev: number;
   now: number;
   armedVersion?: number;
+  /** For an armed run: how long before its slot it is released to the workers, which start it at the slot. */
+  leadMs?: number;
 }
 
 /**
@@ -92,8 +94,9 @@ export class SlotApplier {
       scheduledFor: t.slot,
       createdBy: 'scheduler',
       ...(key !== undefined && { key }),
-      // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then.
-      delayMs: Math.max(0, t.slot - t.now),
+      // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then, or
+      // (armed, with a lead) until shortly before, and the worker that takes it holds it until then.
+      delayMs: Math.max(0, t.slot - (t.leadMs ?? 0) - t.now),
       dedup: slotDedup(id, t.slot, t.now),
       ...(t.armedVersion !== undefined && { armedVersion: t.armedVersion }),
     });
