@@ -25,7 +25,7 @@ import { stringify } from 'yaml';
 import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock, DroverKeys, RedisConnections } from '@drover/redis';
 import { FiresQueue, LeaderElector, Reconciler } from '@drover/scheduler';
-import { RoutineStore } from '@drover/store';
+import { RoutineIndex, RoutineStore } from '@drover/store';
 import { startApp, startHttpOracle, uniquePrefix, type HttpOracle } from '@drover/testing';
 import { script, spawnChild } from './deployed/child';
 
@@ -183,7 +183,8 @@ async function reconcileAtScale(): Promise<void> {
   const lead = await elector.waitForLeadership();
   const isCurrent = () => true;
   const routines = new RoutineStore(conns.command, keys);
-  const first = new Reconciler(conns, keys, routines, fires, clock, log);
+  const index = new RoutineIndex(conns.command, keys);
+  const first = new Reconciler(conns, keys, routines, index, fires, clock, log);
   // Grown in steps; each step's reconcile writes only the routines it added (the diff).
   const steps = [...new Set([Math.round(SCALE / 10), Math.round(SCALE / 2), SCALE])].filter((n) => n > 0);
   const curve: { routines: number; createS: number; reconcileS: number; written: number; bytes: number }[] = [];
@@ -217,7 +218,7 @@ async function reconcileAtScale(): Promise<void> {
   // A restart: a new reconciler, same Redis, nothing changed.
   const writeCmds = ['evalsha', 'eval', 'hset', 'hdel', 'zadd', 'zrem', 'set', 'del', 'lrem', 'lpush', 'fcall'];
   const writesBefore = await commandCalls(probe, writeCmds);
-  const second = new Reconciler(conns, keys, routines, fires, clock, log);
+  const second = new Reconciler(conns, keys, routines, index, fires, clock, log);
   const t = performance.now();
   const report2 = await second.reconcileAll(lead, isCurrent);
   const restartS = (performance.now() - t) / 1000;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock, DroverKeys, RedisConnections, StaleLeaderError } from '@drover/redis';
-import { RoutineStore } from '@drover/store';
+import { RoutineIndex, RoutineStore } from '@drover/store';
 import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { LeaderElector, type Leadership } from '../leadership/leader-elector';
@@ -32,7 +32,15 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     keys = new DroverKeys(uniquePrefix('rec'), false);
     fires = FiresQueue.create(conns, keys);
     routines = new RoutineStore(conns.command, keys);
-    reconciler = new Reconciler(conns, keys, routines, fires, clock, pino({ level: 'silent' }));
+    reconciler = new Reconciler(
+      conns,
+      keys,
+      routines,
+      new RoutineIndex(conns.command, keys),
+      fires,
+      clock,
+      pino({ level: 'silent' }),
+    );
     elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
     elector.start();
     lead = await elector.waitForLeadership();
@@ -94,7 +102,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect((await reconciler.reconcileAll(lead, isCurrent)).removed).toHaveLength(n);
     expect(await conns.command.hlen(reconciler.writtenKey)).toBe(0);
     expect(await conns.command.zcard(fires.keys.repeat!)).toBe(0);
-  });
+  }, 30_000);
 
   it('re-writes only the routine whose trigger changed and removes paused and deleted ones', async () => {
     const now = clock.now();

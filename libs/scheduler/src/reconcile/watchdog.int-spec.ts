@@ -28,6 +28,7 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     await h.conns.command.set(h.keys.leader(), lead.token);
     watchdog = new Watchdog(
       h.routines,
+      h.index,
       h.disarmer,
       h.bull,
       h.clock,
