@@ -156,4 +156,22 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     await successor.stop();
     await old.stop();
   });
+
+  it('a new leader reconciles nothing when nothing changed, the changes when some did, everything when it cannot know', async () => {
+    const now = clock.now();
+    await routines.upsert(routine('a', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    // No complete reconcile recorded yet (an upgrade): everything.
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('full');
+    await reconciler.reconcileAll(lead, isCurrent);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('none');
+    // A change logged since: only it is reconciled.
+    await routines.upsert(routine('b', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('changes');
+    expect((await fires.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['a', 'b']);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('none');
+    expect(await reconciler.reconcileChanged(lead, isCurrent)).toBe(true);
+    // The watchdog's index short of a routine (partial data): everything.
+    await conns.command.zrem(keys.routineDue(), 'a');
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('full');
+  });
 });
