@@ -102,7 +102,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect((await reconciler.reconcileAll(lead, isCurrent)).removed).toHaveLength(n);
     expect(await conns.command.hlen(reconciler.writtenKey)).toBe(0);
     expect(await conns.command.zcard(fires.keys.repeat!)).toBe(0);
-  }, 30_000);
+  });
 
   it('re-writes only the routine whose trigger changed and removes paused and deleted ones', async () => {
     const now = clock.now();
