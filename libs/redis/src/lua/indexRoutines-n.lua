@@ -1,12 +1,9 @@
 --[[
   The leader's writes to the watchdog's index (routine -> when to look at it next), fenced. Each
-  routine is written in one of two ways:
-    guard ""          lower it only (ZADD LT; a missing entry is added): a full pass rebuilding the
-                      index never delays a look someone else asked for meanwhile
-    guard "<v>|<c>"   set it, only while the routine's state still has version v and cursor c
-                      ("" for none): a look that read the routine never overwrites an edit's or a
-                      claim's entry made since
-  A routine whose state hash is gone (deleted) leaves the index.
+  entry is set only while the routine's state still has the version and cursor it was computed
+  from (guard "<v>|<c>", "" for none): a look or a rebuild that read the routine never overwrites
+  the entry an edit or a claim made since. A routine whose state hash is gone (deleted) leaves the
+  index.
 
   Input:
     KEYS[1] leader key
@@ -28,8 +25,6 @@ for k = 3, #KEYS do
   local name, score, guard = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if rcall("EXISTS", KEYS[k]) == 0 then
     rcall("ZREM", KEYS[2], name)
-  elseif guard == "" then
-    written = written + rcall("ZADD", KEYS[2], "LT", "CH", score, name)
   else
     local state = rcall("HMGET", KEYS[k], "v", "lastSlot")
     if (state[1] or "") .. "|" .. (state[2] or "") == guard then

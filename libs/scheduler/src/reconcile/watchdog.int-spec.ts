@@ -120,7 +120,7 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     expect(await watchdog.pass(lead, isCurrent)).toEqual(['lost']);
   });
 
-  it('a rebuild restores a missing index and lowers an entry later than the next slot', async () => {
+  it('a rebuild restores a missing index and corrects an entry later than the next slot', async () => {
     await h.routines.upsert(routine('a'), 'api', T0);
     await h.routines.upsert(routine('b'), 'api', T0);
     await h.routines.pause('b', { at: T0 }, T0);

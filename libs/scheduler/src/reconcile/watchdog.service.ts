@@ -125,9 +125,9 @@ export class Watchdog {
 
   /**
    * A full pass (on election when the index may be incomplete, and periodically): every routine's
-   * entry is lowered to what its state says, a missing one added, and one of a routine that no
-   * longer exists removed; the counts per status are set from what was read. Never raises an
-   * entry, so a change made meanwhile keeps its entry.
+   * entry is set to what its state says, a missing one added, and one of a routine that no longer
+   * exists removed; the counts per status are set from what was read. An entry whose routine
+   * changed since the read (its version or cursor moved) keeps what that change wrote.
    */
   async rebuild(lead: Leadership, snap: RoutineSnapshot): Promise<void> {
     const entries: DueEntry[] = [];
@@ -137,7 +137,8 @@ export class Watchdog {
       await pace();
       const name = rec.def.name;
       counts.set(rec.def.status, (counts.get(rec.def.status) ?? 0) + 1);
-      entries.push({ name, at: this.lookAgainAt(rec, snap.states.get(name)!) });
+      const state = snap.states.get(name)!;
+      entries.push({ name, at: this.lookAgainAt(rec, state), from: state });
     }
     const known = new Set(entries.map((e) => e.name));
     for (const name of await this.index.members()) {

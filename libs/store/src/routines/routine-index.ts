@@ -8,8 +8,8 @@ export interface DueEntry {
   name: string;
   /** When to look at the routine next (epoch ms); undefined: never, until it changes. */
   at: number | undefined;
-  /** The state the entry was computed from: written only if it is still that (a look); unset: lowered only (a rebuild). */
-  from?: Pick<RoutineState, 'version' | 'lastSlot'>;
+  /** The state the entry was computed from: written only if the routine's state is still that. */
+  from: Pick<RoutineState, 'version' | 'lastSlot'>;
 }
 
 /** Routines changed since a change count, or `undefined` when the log no longer reaches back that far. */
@@ -81,11 +81,7 @@ export class RoutineIndex {
         this.keys.routineDue(),
         ...chunk.map((e) => this.keys.routineState(e.name)),
         token,
-        ...chunk.flatMap((e) => [
-          e.name,
-          e.at ?? '+inf',
-          e.from ? `${e.from.version ?? ''}|${e.from.lastSlot ?? ''}` : '',
-        ]),
+        ...chunk.flatMap((e) => [e.name, e.at ?? '+inf', `${e.from.version ?? ''}|${e.from.lastSlot ?? ''}`]),
       );
       if (res === ScriptCode.StaleToken) throw new StaleLeaderError("the watchdog's index");
     }
