@@ -92,6 +92,7 @@ describe('a lost fire among 10 000 idle routines', () => {
     const slot = Number(next.id!.split(':').at(-1));
     // BullMQ refuses to remove a Job Scheduler's job: drop it as a Redis that lost the write would.
     await redis.multi().zrem(fires.keys.delayed!, next.id!).del(fires.toKey(next.id!)).exec();
+    expect(await fires.getJob(next.id!)).toBeUndefined();
     const iso = new Date(slot).toISOString();
 
     await oracle.waitFor('the lost slot', (h) => h.some((x) => x.scheduledFor === iso), 20_000);
