@@ -55,7 +55,17 @@ const firesKeys = (p) => [`${p}:_fires:*`, `${p}:{_fires}:*`];
  */
 export function roleRules(p) {
   const c = `${p}:{core}`;
-  const routines = [`${c}:routines`, `${c}:rstate:*`, `${c}:slot:*`, `${c}:disarm`];
+  // The watchdog's index, the change count and log, and the counts per status: every routine write keeps them.
+  const routines = [
+    `${c}:routines`,
+    `${c}:rstate:*`,
+    `${c}:slot:*`,
+    `${c}:disarm`,
+    `${c}:routine-due`,
+    `${c}:routine-change-seq`,
+    `${c}:routine-changes`,
+    `${c}:routine-counts`,
+  ];
   // Every role that writes runs registers its producer name (`producers`); the worker reads the codes.
   const runRecords = [`${c}:run:*`, `${c}:runs-kept:*`, `${c}:routine-runs:*`, `${c}:routine-open:*`, `${c}:producers`];
   const catalogs = [`${c}:worker:*`, `${c}:workers`, `${c}:process:*`, `${c}:processes:*`];
@@ -67,6 +77,7 @@ export function roleRules(p) {
         `${c}:leader-epoch`,
         `${c}:leader-candidate:*`,
         `${c}:scheduler-defs`,
+        `${c}:reconciled`,
         ...routines,
         `${c}:rstats:*`,
         `${c}:queues`,

@@ -88,7 +88,7 @@ describe('docker/Dockerfile replayed (the image file set)', () => {
     for (const name of ['scheduler', 'worker', 'api', 'standalone']) {
       expect(existsSync(join(app, 'dist', 'apps', name, 'main.js'))).toBe(true);
     }
-    expect(existsSync(join(app, 'dist', 'libs', 'redis', 'src', 'lua', 'claimSlot-3.lua'))).toBe(true);
+    expect(existsSync(join(app, 'dist', 'libs', 'redis', 'src', 'lua', 'claimSlot-4.lua'))).toBe(true);
     expect(existsSync(join(app, 'node_modules', 'bullmq'))).toBe(true);
     // Dev dependencies stay in the build stage; sources and tests never reach the image.
     expect(existsSync(join(app, 'dist', 'console', 'index.html'))).toBe(true);

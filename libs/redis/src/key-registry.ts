@@ -71,6 +71,36 @@ export const KEY_REGISTRY = {
     type: 'hash',
     lives: 'armed runs of deleted routines, until the leader withdraws them (seconds)',
   },
+  routineDue: {
+    scope: 'core',
+    pattern: 'routine-due',
+    type: 'zset',
+    lives: "one member per routine, scored by when the leader's watchdog next looks at it; removed with the routine",
+  },
+  routineChangeSeq: {
+    scope: 'core',
+    pattern: 'routine-change-seq',
+    type: 'string',
+    lives: 'forever: counts the routine changes the reconciler acts on, only ever incremented',
+  },
+  routineChangeLog: {
+    scope: 'core',
+    pattern: 'routine-changes',
+    type: 'zset',
+    lives: 'routines changed among the newest 10 000 changes, scored by the change count',
+  },
+  reconciled: {
+    scope: 'core',
+    pattern: 'reconciled',
+    type: 'hash',
+    lives: "forever: the change count the leader's last complete reconcile covered",
+  },
+  routineCounts: {
+    scope: 'core',
+    pattern: 'routine-counts',
+    type: 'hash',
+    lives: 'forever: routines per status, kept by every write, recomputed by each full pass',
+  },
   routinesChanged: {
     scope: 'core',
     pattern: 'routines-changed',

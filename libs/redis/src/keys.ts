@@ -74,6 +74,21 @@ export class DroverKeys implements KeyBuilders {
   disarm(): string {
     return this.build('disarm');
   }
+  routineDue(): string {
+    return this.build('routineDue');
+  }
+  routineChangeSeq(): string {
+    return this.build('routineChangeSeq');
+  }
+  routineChangeLog(): string {
+    return this.build('routineChangeLog');
+  }
+  reconciled(): string {
+    return this.build('reconciled');
+  }
+  routineCounts(): string {
+    return this.build('routineCounts');
+  }
   routinesChanged(): string {
     return this.build('routinesChanged');
   }

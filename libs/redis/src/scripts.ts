@@ -11,15 +11,16 @@ const SCRIPT_FILES = [
   'leaderRenew-1',
   'leaderRelease-1',
   'fencedHset-2',
-  'claimSlot-3',
+  'claimSlot-4',
   'finishSlot-1',
   'revokeSlot-2',
   'startArmedRun-2',
-  'advanceCursor-1',
-  'putRoutine-3',
-  'removeRoutine-6',
+  'advanceCursor-4',
+  'putRoutine-7',
+  'removeRoutine-10',
   'putTombstone-2',
   'readLeanJobs-n',
+  'indexRoutines-n',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -46,6 +47,7 @@ export interface DroverScripts {
     leaderKey: string,
     slotKey: string,
     stateKey: string,
+    dueKey: string,
     token: string,
     arm: '-' | 'a',
     decision: string,
@@ -54,15 +56,32 @@ export interface DroverScripts {
     armedEntry: string,
     now: number,
     takeoverOnly: '' | '1',
+    routine: string,
+    version: number,
+    nextSlot: number | '+inf',
   ): Promise<[number, number | string]>;
   finishSlot(slotKey: string, pending: string, ttlMs: number): Promise<number>;
   revokeSlot(slotKey: string, stateKey: string, armedEntry: string, version: number): Promise<[number, string]>;
   startArmedRun(slotKey: string, stateKey: string, version: number, rev: number): Promise<number>;
-  advanceCursor(stateKey: string, cursor: string, ...fieldValues: string[]): Promise<number>;
+  advanceCursor(
+    stateKey: string,
+    dueKey: string,
+    changeLogKey: string,
+    changeSeqKey: string,
+    cursor: string,
+    routine: string,
+    version: number,
+    nextSlot: number | '+inf',
+    ...fieldValues: string[]
+  ): Promise<number>;
   putRoutine(
     leaderKey: string,
     definitionsKey: string,
     stateKey: string,
+    dueKey: string,
+    changeLogKey: string,
+    changeSeqKey: string,
+    countsKey: string,
     token: string,
     name: string,
     expectedVersion: number,
@@ -80,6 +99,10 @@ export interface DroverScripts {
     disarmKey: string,
     recentKey: string,
     openKey: string,
+    dueKey: string,
+    changeLogKey: string,
+    changeSeqKey: string,
+    countsKey: string,
     token: string,
     name: string,
     channel: string,
@@ -98,6 +121,8 @@ export interface DroverScripts {
   ): Promise<number>;
   /** `numKeys` job keys of one queue, then the inline cap in bytes (see readLeanJobs-n.lua). */
   readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
+  /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
+  indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

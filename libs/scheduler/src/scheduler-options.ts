@@ -6,8 +6,13 @@ export interface SchedulerOptions {
   watchdogEveryMs: number;
   /** How late a slot may be before the watchdog calls it lost. */
   watchdogToleranceMs: number;
-  /** Full reconcile period (changes are also reconciled at once through pub/sub). */
+  /** How often the leader reconciles what the change log holds (changes are also reconciled at once through pub/sub). */
   reconcileEveryMs: number;
+  /**
+   * How often the leader reads every routine: a full reconcile (which also removes a schedule a
+   * stale leader left behind) and a rebuild of the watchdog's index.
+   */
+  fullPassEveryMs: number;
   gaugesEveryMs: number;
   /** Fires processed at once by this replica. */
   fireConcurrency: number;
@@ -22,9 +27,10 @@ export interface SchedulerOptions {
 export const SCHEDULER_OPTIONS = Symbol('drover.scheduler-options');
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
-  watchdogEveryMs: 5_000,
-  watchdogToleranceMs: 5_000,
+  watchdogEveryMs: 1_000,
+  watchdogToleranceMs: 3_000,
   reconcileEveryMs: 60_000,
+  fullPassEveryMs: 3_600_000,
   gaugesEveryMs: 5_000,
   fireConcurrency: 200,
   armLeadMs: DEFAULT_ARM_LEAD_MS,

@@ -4,6 +4,7 @@ import { PlanService } from './plan/plan.service';
 import { BullQueues } from './queues/bull-queues';
 import { QueueRegistry } from './queues/queue-registry.store';
 import { RoutineChanges } from './routines/routine-changes';
+import { RoutineIndex } from './routines/routine-index';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
@@ -20,6 +21,8 @@ export interface Stores {
   routines: RoutineStore;
   /** Announces routine changes the store's own writes do not (the leader reconciles at once). */
   routineChanges: RoutineChanges;
+  /** The watchdog's index of expected slots and the change count (the leader's passes read only these). */
+  routineIndex: RoutineIndex;
   /** Per-routine run statistics (hourly aggregates). */
   stats: RoutineStatsStore;
   claims: SlotClaims;
@@ -54,6 +57,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     runs,
     routines,
     routineChanges: new RoutineChanges(connections.command, keys),
+    routineIndex: new RoutineIndex(connections.command, keys),
     stats,
     claims: new SlotClaims(claimsClient, keys, connections.waitOn(claimsClient)),
     catalog,

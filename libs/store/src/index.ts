@@ -66,7 +66,7 @@ export { QueueEventHub, type QueueEvent } from './queues/queue-event-hub';
 export { QUEUE_COUNT_STATES, readQueueCounts, workersConsuming } from './queues/queue-counts';
 
 // Slots: the claim that makes each scheduled slot fire at most once, and what was decided for it.
-export { SlotClaims } from './slots/slot-claims.store';
+export { SlotClaims, type CursorNext } from './slots/slot-claims.store';
 export {
   ARMED_CLAIM_MS,
   DONE_CLAIM_MS,
@@ -110,3 +110,4 @@ export { ApiEvents, type ApiEvent, type ApiEventKind } from './api/api-events';
 
 // What the scheduler's dispatcher announces when it changes a routine itself.
 export { RoutineChanges } from './routines/routine-changes';
+export { RoutineIndex, type DueEntry } from './routines/routine-index';

@@ -7,6 +7,7 @@ import { BullQueues } from './queues/bull-queues';
 import { QueueEventHub } from './queues/queue-event-hub';
 import { QueueRegistry } from './queues/queue-registry.store';
 import { RoutineChanges } from './routines/routine-changes';
+import { RoutineIndex } from './routines/routine-index';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
@@ -33,6 +34,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: RunStore, ...each((s) => s.runs) },
     { provide: RoutineStore, ...each((s) => s.routines) },
     { provide: RoutineChanges, ...each((s) => s.routineChanges) },
+    { provide: RoutineIndex, ...each((s) => s.routineIndex) },
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
     { provide: QueueEventHub, ...each((s) => s.runs.events) },
     { provide: SlotClaims, ...each((s) => s.claims) },
@@ -46,6 +48,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     RunStore,
     RoutineStore,
     RoutineChanges,
+    RoutineIndex,
     RoutineStatsStore,
     QueueEventHub,
     SlotClaims,

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { catchUp, catchUpOne, initialIdle, type IdleState, type Routine, type RoutineRecord } from '@drover/core';
+import {
+  catchUp,
+  catchUpOne,
+  initialIdle,
+  nextFire,
+  type IdleState,
+  type Routine,
+  type RoutineRecord,
+} from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics, FIRE_OUTCOMES } from '@drover/metrics';
 import { Clock, StaleLeaderError } from '@drover/redis';
@@ -9,6 +17,7 @@ import {
   RoutineStore,
   SlotClaims,
   withinPendingWindow,
+  type CursorNext,
   type FireRequest,
   type RoutineState,
   type SlotClaim,
@@ -38,6 +47,12 @@ interface Dispatch {
   result: DispatchResult;
   gone: boolean;
 }
+
+/** Where the watchdog's index goes if `slot` becomes the cursor: the routine's next slot after it. */
+const nextAfter = (d: Dispatch, slot: number): CursorNext => ({
+  version: d.record.version,
+  slot: nextFire(d.def.trigger, slot),
+});
 
 const idleOf = (s: RoutineState): IdleState =>
   s.idleMultiplier === undefined
@@ -156,6 +171,7 @@ export class Dispatcher {
       decision: decided.decision,
       now: d.now,
       takeoverOnly,
+      next: nextAfter(d, s.slot),
     });
     switch (outcome.kind) {
       case 'claimed':
@@ -236,7 +252,14 @@ export class Dispatcher {
     for (const slot of fresh) {
       const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, v: record.version };
       const entry = { slot, version: record.version, queue: def.queue };
-      const outcome = await this.claims.claim({ routine: def.name, slot, decision, now, armed: entry });
+      const outcome = await this.claims.claim({
+        routine: def.name,
+        slot,
+        decision,
+        now,
+        armed: entry,
+        next: nextAfter(d, slot),
+      });
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'taken') await this.complete(d, slot, outcome.claim);
       if (outcome.kind !== 'claimed') continue;
@@ -266,15 +289,20 @@ export class Dispatcher {
     const r = d.result;
     const last = r.enqueued.at(-1) ?? r.skipped.at(-1)?.id ?? r.failed.at(-1)?.id;
     if (cursor === undefined && !launcherChanged && !idleChanged && !last) return;
-    await this.routines.advanceCursor(d.def.name, cursor, {
-      ...(launcherChanged && {
-        consecutiveFailures: after.consecutiveFailures,
-        nextAttemptAt: after.nextAttemptAt,
-        disabledReason: after.disabledReason,
-      }),
-      ...(idleChanged && { idleMultiplier: idle.multiplier, idleTick: idle.tick, idleSince: idle.since }),
-      ...(last && { lastRunId: last, lastFiredAt: d.now }),
-    });
+    await this.routines.advanceCursor(
+      d.def.name,
+      cursor,
+      {
+        ...(launcherChanged && {
+          consecutiveFailures: after.consecutiveFailures,
+          nextAttemptAt: after.nextAttemptAt,
+          disabledReason: after.disabledReason,
+        }),
+        ...(idleChanged && { idleMultiplier: idle.multiplier, idleTick: idle.tick, idleSince: idle.since }),
+        ...(last && { lastRunId: last, lastFiredAt: d.now }),
+      },
+      cursor === undefined ? undefined : nextAfter(d, cursor),
+    );
     if (after.disabledReason && !before.disabledReason) {
       this.log.error(
         { routine: d.def.name, reason: after.disabledReason },

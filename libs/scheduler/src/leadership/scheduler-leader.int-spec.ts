@@ -43,7 +43,7 @@ describe('the leader picks up routines changed while it could not hear about the
     const metrics = new DroverMetrics({ defaultMetrics: false });
     const disarmer = new Disarmer(claims, bull, clock, log);
     const opts = { ...DEFAULT_SCHEDULER_OPTIONS, reconcileEveryMs: 3_600_000 };
-    watchdog = new Watchdog(routines, disarmer, bull, clock, metrics, opts, log);
+    watchdog = new Watchdog(routines, stores.routineIndex, disarmer, bull, clock, metrics, opts, log);
     const env = parseEnv({ REDIS_URL: testRedisUrl(), DROVER_INSTANCE_ID: 'lead-test', DROVER_LEADER_TTL_MS: '5000' });
     const config = new AppConfig('scheduler', env);
     leader = new SchedulerLeaderService(
@@ -51,7 +51,7 @@ describe('the leader picks up routines changed while it could not hear about the
       conns,
       createLeaderElector(config, conns, keys, log, metrics),
       routines,
-      new Reconciler(conns, keys, routines, fires, clock, log),
+      new Reconciler(conns, keys, routines, stores.routineIndex, fires, clock, log),
       watchdog,
       disarmer,
       metrics,
@@ -109,5 +109,31 @@ describe('the leader picks up routines changed while it could not hear about the
     await waitFor('its Job Scheduler', async () => (await hasScheduler('while-away')) || undefined, {
       timeoutMs: 5_000,
     });
+  }, 20_000);
+
+  it('a leader taking office over an index short of routines (an upgrade, partial data) rebuilds it', async () => {
+    await stores.routines.upsert(every('kept'), 'api', clock.now());
+    await stores.routines.upsert(every('dropped'), 'api', clock.now());
+    // What an upgrade from a version without the index, or a partial restore, leaves.
+    const redis = stores.connections.command;
+    await redis.del(stores.keys.routineDue());
+    await redis.zadd(stores.keys.routineDue(), 9e15, 'kept');
+    // Every change counted as reconciled: only the index's size tells the leader to rebuild it.
+    await redis.hset(stores.keys.reconciled(), 'seq', await stores.routineIndex.seq());
+    leader.onApplicationBootstrap();
+    const next = (t: number) => Math.ceil((t + 1) / 60_000) * 60_000;
+    await waitFor(
+      'both entries at their next slot',
+      async () => {
+        const [kept, dropped] = await Promise.all([
+          stores.routineIndex.entry('kept'),
+          stores.routineIndex.entry('dropped'),
+        ]);
+        return kept !== undefined && kept <= next(clock.now()) && dropped !== undefined && dropped > 0
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
   }, 20_000);
 });

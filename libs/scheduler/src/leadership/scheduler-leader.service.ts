@@ -79,15 +79,34 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
       if (this.lead && this.isCurrent()) await this.watchdog.pass(this.lead, this.isCurrent);
     });
     this.every(this.opts.reconcileEveryMs, async () => {
-      if (this.lead && this.isCurrent()) await this.reconciler.reconcileAll(this.lead, this.isCurrent);
+      if (this.lead && this.isCurrent()) await this.reconcileChanged(this.lead);
+    });
+    this.every(this.opts.fullPassEveryMs, async () => {
+      if (this.lead && this.isCurrent()) await this.fullPass(this.lead);
     });
     this.every(this.opts.gaugesEveryMs, () => this.exportGauges());
   }
 
-  /** Everything announced while nobody listened: a full reconcile, and the watchdog's withdrawals. */
+  /**
+   * Everything announced while nobody listened: the changes since the last complete reconcile (a
+   * full pass when they cannot be known, or the watchdog's index may be incomplete), then the
+   * watchdog's withdrawals and repairs.
+   */
   private async catchUp(l: Leadership): Promise<void> {
-    await this.reconciler.reconcileAll(l, this.isCurrent);
+    if ((await this.reconciler.onElection(l, this.isCurrent)) === 'full') await this.fullPass(l);
     await this.watchdog.pass(l, this.isCurrent);
+  }
+
+  /** The routines changed since the last pass (nothing read when nothing changed), else a full pass. */
+  private async reconcileChanged(l: Leadership): Promise<void> {
+    if (!(await this.reconciler.reconcileChanged(l, this.isCurrent))) await this.fullPass(l);
+  }
+
+  /** Reads every routine once: reconciles them all and rebuilds the watchdog's index from the same read. */
+  private async fullPass(l: Leadership): Promise<void> {
+    const snap = await this.reconciler.snapshot();
+    await this.reconciler.reconcileAll(l, this.isCurrent, snap);
+    await this.watchdog.rebuild(l, snap);
   }
 
   private async listenForChanges(): Promise<void> {
@@ -99,8 +118,8 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
       onMessage: (_ch, name) => {
         void this.serial(async () => {
           if (!this.lead || !this.isCurrent()) return;
-          // '*' announces a bulk change: reconcile everything (diff-based, so cheap).
-          if (name === '*') return void (await this.reconciler.reconcileAll(this.lead, this.isCurrent));
+          // '*' announces a bulk change: every routine it made is in the change log.
+          if (name === '*') return void (await this.reconcileChanged(this.lead));
           await this.disarmChanged(name);
           await this.reconciler.reconcileOne(name, this.lead, this.isCurrent);
         });

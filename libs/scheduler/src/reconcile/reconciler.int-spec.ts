@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock, DroverKeys, RedisConnections, StaleLeaderError } from '@drover/redis';
-import { RoutineStore } from '@drover/store';
+import { RoutineIndex, RoutineStore } from '@drover/store';
 import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { LeaderElector, type Leadership } from '../leadership/leader-elector';
@@ -32,7 +32,15 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     keys = new DroverKeys(uniquePrefix('rec'), false);
     fires = FiresQueue.create(conns, keys);
     routines = new RoutineStore(conns.command, keys);
-    reconciler = new Reconciler(conns, keys, routines, fires, clock, pino({ level: 'silent' }));
+    reconciler = new Reconciler(
+      conns,
+      keys,
+      routines,
+      new RoutineIndex(conns.command, keys),
+      fires,
+      clock,
+      pino({ level: 'silent' }),
+    );
     elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
     elector.start();
     lead = await elector.waitForLeadership();
@@ -147,5 +155,23 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect(await conns.command.zcard(fires.keys.repeat!)).toBe(1);
     await successor.stop();
     await old.stop();
+  });
+
+  it('a new leader reconciles nothing when nothing changed, the changes when some did, everything when it cannot know', async () => {
+    const now = clock.now();
+    await routines.upsert(routine('a', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    // No complete reconcile recorded yet (an upgrade): everything.
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('full');
+    await reconciler.reconcileAll(lead, isCurrent);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('none');
+    // A change logged since: only it is reconciled.
+    await routines.upsert(routine('b', { kind: 'interval', everyMs: 60_000 }), 'api', now);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('changes');
+    expect((await fires.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['a', 'b']);
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('none');
+    expect(await reconciler.reconcileChanged(lead, isCurrent)).toBe(true);
+    // The watchdog's index short of a routine (partial data): everything.
+    await conns.command.zrem(keys.routineDue(), 'a');
+    expect(await reconciler.onElection(lead, isCurrent)).toBe('full');
   });
 });

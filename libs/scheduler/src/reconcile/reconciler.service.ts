@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import { firesOnSchedule, nextFire, type RoutineRecord } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
-import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, RoutineStore, zscanMembers } from '@drover/store';
+import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
+import type { RoutineSnapshot } from './watchdog.service';
 
 /** BullMQ writes in flight at once: enough to keep Redis busy while node computes the next fire times. */
 const IN_FLIGHT = 128;
@@ -36,10 +37,14 @@ export interface ReconcileReport {
  */
 @Injectable()
 export class Reconciler {
+  /** The change count this leadership has reconciled up to; undefined before its first pass. */
+  private seen: number | undefined;
+
   constructor(
     private readonly conns: RedisConnections,
     private readonly keys: DroverKeys,
     private readonly routines: RoutineStore,
+    private readonly index: RoutineIndex,
     private readonly fires: FiresQueue,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly log: Logger,
@@ -49,9 +54,19 @@ export class Reconciler {
     return this.keys.schedulerDefs();
   }
 
-  async reconcileAll(lead: Leadership, isCurrent: () => boolean): Promise<ReconcileReport> {
+  /** Reads every routine and its state (a full pass: the reconcile and the watchdog's rebuild share it). */
+  async snapshot(): Promise<RoutineSnapshot> {
     const records = await this.routines.list();
-    const states = await this.routines.getStates(records.map((r) => r.def.name));
+    return { records, states: await this.routines.getStates(records.map((r) => r.def.name)) };
+  }
+
+  /**
+   * Reconciles every routine (a full pass). Pass `snap` when it was read for the watchdog's rebuild
+   * too; the change count is recorded as covered once done.
+   */
+  async reconcileAll(lead: Leadership, isCurrent: () => boolean, snap?: RoutineSnapshot): Promise<ReconcileReport> {
+    const seq = await this.index.seq();
+    const { records, states } = snap ?? (await this.snapshot());
     const written = Object.fromEntries(await hscanAll(this.conns.command, this.writtenKey));
     const report: ReconcileReport = { upserted: [], removed: [], unchanged: 0 };
     const desired = new Map<string, RoutineRecord>();
@@ -97,7 +112,54 @@ export class Reconciler {
         'reconciled schedules',
       );
     }
+    await this.covered(lead, seq);
     return report;
+  }
+
+  /**
+   * Reconciles the routines changed since the last pass of this leadership (the change log), and
+   * nothing at all when the change count has not moved. Answers false when the log no longer
+   * reaches back that far (more changes than it keeps): the caller makes a full pass.
+   */
+  async reconcileChanged(lead: Leadership, isCurrent: () => boolean): Promise<boolean> {
+    if (this.seen === undefined) return false;
+    const { seq, names } = await this.index.changedSince(this.seen);
+    if (names === undefined) return false;
+    if (names.length === 0) return true;
+    const pace = pacer();
+    for (const name of names) {
+      await pace();
+      await this.reconcileOne(name, lead, isCurrent);
+    }
+    await this.covered(lead, seq);
+    return true;
+  }
+
+  /**
+   * What a new leader needs to reconcile: nothing when the last complete reconcile covered the
+   * change count now and the watchdog's index holds every routine; the changes since when the log
+   * still has them; else everything ('full', which also rebuilds the index).
+   */
+  async onElection(lead: Leadership, isCurrent: () => boolean): Promise<'none' | 'changes' | 'full'> {
+    this.seen = undefined;
+    const [seq, covered, indexed, routines] = await Promise.all([
+      this.index.seq(),
+      this.index.reconciledSeq(),
+      this.index.size(),
+      this.conns.command.hlen(this.keys.routines()),
+    ]);
+    if (covered === undefined || indexed !== routines || covered > seq) return 'full';
+    this.seen = covered;
+    if (covered === seq) return 'none';
+    return (await this.reconcileChanged(lead, isCurrent)) ? 'changes' : 'full';
+  }
+
+  /** Records that every change up to `seq` is reconciled (fenced; written only when it moved). */
+  private async covered(lead: Leadership, seq: number): Promise<void> {
+    const before = this.seen;
+    this.seen = Math.max(seq, before ?? 0);
+    if (before !== this.seen || (await this.index.reconciledSeq()) !== this.seen)
+      await this.index.markReconciled(lead.token, this.seen);
   }
 
   /** Reconciles one routine (after a change notification). */

@@ -28,6 +28,7 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     await h.conns.command.set(h.keys.leader(), lead.token);
     watchdog = new Watchdog(
       h.routines,
+      h.index,
       h.disarmer,
       h.bull,
       h.clock,
@@ -100,5 +101,47 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     expect(await watchdog.pass(lead, isCurrent)).toEqual([]);
     h.clock.t = T0 + 5 * MIN + 10_000;
     expect(await watchdog.pass(lead, isCurrent)).toEqual(['kept']);
+  });
+
+  it('reads only the routines whose entry is due: a fire that moved the cursor moves the entry past now', async () => {
+    await h.routines.upsert(routine('firing'), 'api', T0);
+    await h.routines.upsert(routine('lost'), 'api', T0);
+    h.clock.t = T0 + 1_000;
+    await watchdog.pass(lead, isCurrent);
+    expect(await h.index.due(h.clock.t)).toEqual([]);
+    // 'firing' is dispatched (its claims move its entry past its armed slots); 'lost' never is.
+    h.clock.t = T0 + MIN;
+    await h.dispatcher.dispatch('firing', { slot: T0 + MIN });
+    expect(await h.index.entry('firing')).toBe(T0 + 4 * MIN);
+    h.clock.t = T0 + MIN + 10_000;
+    expect((await h.index.due(h.clock.t - DEFAULT_SCHEDULER_OPTIONS.watchdogToleranceMs)).map((e) => e.name)).toEqual([
+      'lost',
+    ]);
+    expect(await watchdog.pass(lead, isCurrent)).toEqual(['lost']);
+  });
+
+  it('a rebuild restores a missing index and corrects an entry later than the next slot', async () => {
+    await h.routines.upsert(routine('a'), 'api', T0);
+    await h.routines.upsert(routine('b'), 'api', T0);
+    await h.routines.pause('b', { at: T0 }, T0);
+    await h.routines.upsert(routine('c'), 'api', T0);
+    await h.conns.command.del(h.keys.routineDue(), h.keys.routineCounts());
+    // A leftover of a routine that no longer exists, and an entry far too late.
+    await h.conns.command.zadd(h.keys.routineDue(), 5, 'gone', 9e15, 'c');
+    const records = await h.routines.list();
+    await watchdog.rebuild(lead, { records, states: await h.routines.getStates(records.map((r) => r.def.name)) });
+    expect(await h.index.entry('a')).toBe(T0 + MIN);
+    expect(await h.index.entry('b')).toBe(Infinity);
+    expect(await h.index.entry('c')).toBe(T0 + MIN);
+    expect(await h.index.entry('gone')).toBeUndefined();
+    expect(await h.index.counts()).toEqual(
+      new Map([
+        ['active', 2],
+        ['paused', 1],
+        ['archived', 0],
+      ]),
+    );
+    h.clock.t = T0 + MIN + 10_000;
+    expect((await watchdog.pass(lead, isCurrent)).sort()).toEqual(['a', 'c']);
   });
 });

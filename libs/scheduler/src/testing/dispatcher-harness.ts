@@ -6,6 +6,7 @@ import {
   QueueRegistry,
   RoutineChanges,
   RoutineStatsStore,
+  RoutineIndex,
   RoutineStore,
   RunStore,
   SlotClaims,
@@ -39,6 +40,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     stats: new RoutineStatsStore(conns.command, keys),
   });
   const routines = new RoutineStore(conns.command, keys);
+  const index = new RoutineIndex(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
@@ -63,6 +65,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     bull,
     runs,
     routines,
+    index,
     claims,
     conditions,
     candidates,

@@ -15,8 +15,10 @@ import {
 } from '@drover/core';
 import { ScriptCode, StaleLeaderError, withDroverScripts, type DroverKeys, type RedisClient } from '@drover/redis';
 import { decodeArmedEntries, type ArmedEntry } from '../slots/slot-claim';
+import type { CursorNext } from '../slots/slot-claims.store';
 import { decodeRecord, decodeState, encodeRecord, encodeState, type RoutineState } from './routine-record';
 import { hscanAll, pacer, READ_CHUNK } from '../bulk-reads';
+import { createRoutines } from './routine-bulk';
 
 /** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
 const BY_NAME = new Intl.Collator();
@@ -133,6 +135,10 @@ export class RoutineStore {
         this.keys.leader(),
         this.definitionsKey,
         this.stateKey(name),
+        this.keys.routineDue(),
+        this.keys.routineChangeLog(),
+        this.keys.routineChangeSeq(),
+        this.keys.routineCounts(),
         opts.token ?? '',
         name,
         current,
@@ -210,32 +216,20 @@ export class RoutineStore {
     return next;
   }
 
-  /**
-   * Creates many routines that do not exist yet in a few round trips (bulk import, benchmarks).
-   * Existing names are left untouched and reported back.
-   */
+  /** Creates many routines that do not exist yet in a few round trips (see {@link createRoutines}). */
   async createMany(defs: Routine[], origin: Origin, now: number): Promise<{ created: string[]; existing: string[] }> {
-    const created: string[] = [];
-    const existing: string[] = [];
-    for (let i = 0; i < defs.length; i += 1000) {
-      const chunk = defs.slice(i, i + 1000);
-      const pipe = this.redis.pipeline();
-      for (const def of chunk) {
-        const record: RoutineRecord = { def, origin, createdAt: now, updatedAt: now, version: 1 };
-        pipe.hsetnx(this.definitionsKey, def.name, encodeRecord(record));
-      }
-      const res = (await pipe.exec()) ?? [];
-      const states = this.redis.pipeline();
-      chunk.forEach((def, j) => {
-        if (Number(res[j]?.[1]) === 1) {
-          created.push(def.name);
-          states.hset(this.stateKey(def.name), encodeState({ since: now, version: 1 }));
-        } else existing.push(def.name);
-      });
-      await states.exec();
+    return createRoutines(this.redis, this.keys, defs, origin, now);
+  }
+
+  /** Many definitions by name, a thousand at a time (HMGET); a missing one is left out. */
+  async getMany(names: string[]): Promise<Map<string, RoutineRecord>> {
+    const out = new Map<string, RoutineRecord>();
+    for (let from = 0; from < names.length; from += READ_CHUNK) {
+      const chunk = names.slice(from, from + READ_CHUNK);
+      const raws = await this.redis.hmget(this.definitionsKey, ...chunk);
+      chunk.forEach((n, i) => raws[i] && out.set(n, decodeRecord(raws[i])));
     }
-    if (created.length) await this.redis.publish(this.changesChannel, '*');
-    return { created, existing };
+    return out;
   }
 
   /**
@@ -251,6 +245,10 @@ export class RoutineStore {
       this.disarmKey,
       this.keys.routineRuns(name),
       this.keys.routineOpen(name),
+      this.keys.routineDue(),
+      this.keys.routineChangeLog(),
+      this.keys.routineChangeSeq(),
+      this.keys.routineCounts(),
       opts.token ?? '',
       name,
       this.changesChannel,
@@ -361,13 +359,25 @@ export class RoutineStore {
 
   /**
    * Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order) and
-   * patches other state fields, in one round trip. Writes nothing for a deleted routine.
+   * patches other state fields, in one round trip. Writes nothing for a deleted routine. With
+   * `next`, the watchdog's index moves with the cursor (see advanceCursor-4.lua).
    */
-  async advanceCursor(name: string, slot: number | undefined, patch: Partial<RoutineState> = {}): Promise<void> {
+  async advanceCursor(
+    name: string,
+    slot: number | undefined,
+    patch: Partial<RoutineState> = {},
+    next?: CursorNext,
+  ): Promise<void> {
     const fields = Object.entries(encodeState(patch)).flat();
     await withDroverScripts(this.redis).advanceCursor(
       this.stateKey(name),
+      this.keys.routineDue(),
+      this.keys.routineChangeLog(),
+      this.keys.routineChangeSeq(),
       slot === undefined ? '' : String(slot),
+      name,
+      next?.version ?? -1,
+      next?.slot ?? '+inf',
       ...fields,
     );
   }

@@ -1,7 +1,7 @@
 import { decodeDecision, type SlotDecision } from './slot-decision';
 
 /**
- * A slot claim as stored (see claimSlot-3.lua): `<state><arm><rev>|<decision JSON>`.
+ * A slot claim as stored (see claimSlot-4.lua): `<state><arm><rev>|<decision JSON>`.
  * - state: `pending` — decided, outcome not yet written; `done` — outcome written, final.
  * - arm: `none`; `armed` — its run was created ahead of the slot and has not started (revocable);
  *   `started` — that run started; `revoked` — that run was withdrawn, the slot may be taken over.
@@ -31,7 +31,7 @@ export function parseClaim(raw: string | null | undefined): SlotClaim | undefine
   };
 }
 
-/** The value a fresh claim is stored with (what claimSlot-3.lua writes), for compare-and-set. */
+/** The value a fresh claim is stored with (what claimSlot-4.lua writes), for compare-and-set. */
 export function pendingClaimValue(armed: boolean, rev: number, decision: string): string {
   return `p${armed ? 'a' : '-'}${rev}|${decision}`;
 }

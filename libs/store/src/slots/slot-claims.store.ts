@@ -33,6 +33,18 @@ export interface ClaimRequest {
   armed?: { version: number; queue: string };
   /** A refire: only take over a revoked claim, never claim a fresh slot. */
   takeoverOnly?: boolean;
+  /**
+   * The routine's next slot after this one, from the definition of `version`: the watchdog's index
+   * moves there with the cursor (see {@link CursorNext}). Unset: the index stays where it is.
+   */
+  next?: CursorNext;
+}
+
+/** Where the watchdog's index goes when a cursor moves: the next slot after it, by the definition of `version`. */
+export interface CursorNext {
+  version: number;
+  /** Undefined: the trigger has no slot after the cursor (a one-shot handled). */
+  slot: number | undefined;
 }
 
 /** What workers get from {@link SlotClaims.startArmed}. */
@@ -48,7 +60,7 @@ const ARMED_START: Record<number, ArmedStart> = {
 
 /**
  * Slot claims in Redis: the single record of what was decided for each slot of a routine (see
- * claimSlot-3.lua for the value format and the rules). Every transition is one Lua script, so a
+ * claimSlot-4.lua for the value format and the rules). Every transition is one Lua script, so a
  * fire, a revocation and a worker starting an armed run can never both win.
  */
 export class SlotClaims {
@@ -79,6 +91,7 @@ export class SlotClaims {
       this.keys.leader(),
       this.key(req.routine, req.slot),
       this.keys.routineState(req.routine),
+      this.keys.routineDue(),
       req.token ?? '',
       req.armed ? 'a' : '-',
       decision,
@@ -87,6 +100,9 @@ export class SlotClaims {
       req.armed ? encodeArmedEntry({ slot: req.slot, ...req.armed }) : '',
       req.now,
       req.takeoverOnly ? '1' : '',
+      req.routine,
+      req.next?.version ?? -1,
+      req.next?.slot ?? '+inf',
     );
     if (code === 1) {
       const rev = Number(payload);

@@ -2,12 +2,18 @@
   Writes a routine definition with a compare-and-set on its version (a concurrent edit is
   detected, never lost), keeps the version in the routine's state hash (workers compare it with
   the version a run was armed for), optionally fenced by the leader token (apply on election),
-  and announces the change.
+  and announces the change. In the same step: the routine's entry in the watchdog's index goes to
+  0 (look at it now: only the leader computes its next slot), the change is counted and logged for
+  the reconciler, and the count of routines per status follows the new status.
 
   Input:
     KEYS[1] leader key
     KEYS[2] routine definitions hash
     KEYS[3] routine state hash
+    KEYS[4] the watchdog's index (routine -> when to look at it)
+    KEYS[5] change log (routine -> change count)
+    KEYS[6] change count
+    KEYS[7] routines per status
     ARGV[1] fencing token, or "" (API and client writes)
     ARGV[2] routine name
     ARGV[3] expected current version: "0" = must not exist yet
@@ -29,8 +35,11 @@ if ARGV[1] ~= "" and rcall("GET", KEYS[1]) ~= ARGV[1] then
 end
 local raw = rcall("HGET", KEYS[2], ARGV[2])
 local current = 0
+local before = nil
 if raw then
-  current = tonumber(cjson.decode(raw)["v"]) or 0
+  local old = cjson.decode(raw)
+  current = tonumber(old["v"]) or 0
+  before = (old["d"] or {})["status"] or "active"
 end
 if current ~= tonumber(ARGV[3]) then
   return { 0, current }
@@ -50,5 +59,16 @@ elseif ARGV[8] == "resume" then
     rcall("HSET", KEYS[3], "lastSlot", ARGV[7])
   end
 end
+local after = (cjson.decode(ARGV[4])["d"] or {})["status"] or "active"
+if before ~= after then
+  if before then
+    rcall("HINCRBY", KEYS[7], before, -1)
+  end
+  rcall("HINCRBY", KEYS[7], after, 1)
+end
+rcall("ZADD", KEYS[4], 0, ARGV[2])
+local seq = rcall("INCR", KEYS[6])
+rcall("ZADD", KEYS[5], seq, ARGV[2])
+rcall("ZREMRANGEBYSCORE", KEYS[5], "-inf", seq - 10000)
 rcall("PUBLISH", ARGV[6], ARGV[2])
 return { 1, tonumber(ARGV[5]) }
