@@ -166,4 +166,16 @@ describe('attemptOf', () => {
     expect(view.startedAt).toBe(1_100);
     expect(view.finishedAt).toBe(1_100);
   });
+
+  it('keeps the attempt log in the same order: an attempt never starts before its run was created', () => {
+    const attempt = (startedAt: number) =>
+      encodeAttempt({ attempt: 1, kind: 'error', message: 'boom', startedAt, failedAt: startedAt + 1 });
+    const view = runFromJob(
+      'q',
+      job({ timestamp: 1_100, attemptsStarted: 1, attemptsMade: 1, processedOn: 1_097, stacktrace: [attempt(1_097)] }),
+      'failed',
+    )!;
+    expect(view.startedAt).toBe(1_100);
+    expect(view.errors![0]).toMatchObject({ startedAt: 1_100, failedAt: 1_100 });
+  });
 });

@@ -98,7 +98,13 @@ export function runFromJob(
   // A run stores `attempts` only when it overrides its queue's (BullMQ reads a job without as
   // `attempts: 0`); a plain BullMQ job keeps the queue's from its first failure in the data.
   const maxAttempts = job.opts.attempts || d.maxAttempts || ctx.maxAttempts || 1;
-  const errors = decodeAttempts(job.stacktrace);
+  // The attempt log keeps the same order as the run's own times (see startedAt below): an attempt
+  // stamped by a worker's clock a few ms behind the producer's does not start before the run exists.
+  const errors = decodeAttempts(job.stacktrace).map((e) =>
+    e.startedAt !== undefined && e.startedAt < job.timestamp
+      ? { ...e, startedAt: job.timestamp, failedAt: Math.max(e.failedAt, job.timestamp) }
+      : e,
+  );
   const last = errors[errors.length - 1];
   const times = [job.timestamp, job.processedOn ?? 0, job.finishedOn ?? 0, last?.failedAt ?? 0];
   const view: RunView = {
