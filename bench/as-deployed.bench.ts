@@ -6,6 +6,9 @@
  *   of 1000 (`bulk`); one job id / idempotency key per job (`idempotent`). No worker runs. The raw
  *   side also runs `single` with the job Drover stores (`shaped`: a run id and the producer's
  *   code), which splits Drover's gap into what its job costs BullMQ and what its own code costs.
+ *   `steady` and `steady-idempotent` time the same calls in a process that made BENCH_WARM (5000)
+ *   of them first, as a long-running service would have: a fresh process's first calls run partly
+ *   interpreted.
  * - processing: a worker process started on the `single` queue's N jobs — raw `Worker` at
  *   concurrency 50 / the Drover `worker` app (`dist/apps/worker`) with a concurrency-50 queue and its
  *   built-in `noop` handler — timed from its first completion to its N-th.
@@ -15,7 +18,7 @@
  * The Drover side also runs the `scheduler` app (it publishes the queue policy). Completions are
  * counted by a BullMQ QueueEvents reader in this process, the same for both sides. Rounds alternate
  * raw/Drover after a warm-up round; medians are printed with CPU per job in each process and in
- * redis-server. Env: REDIS_URL, BENCH_JOBS (20000), BENCH_ROUNDS (5), BENCH_IN_FLIGHT (200).
+ * redis-server. Env: REDIS_URL, BENCH_JOBS (20000), BENCH_ROUNDS (5), BENCH_IN_FLIGHT (200), BENCH_WARM (5000).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +35,7 @@ const N = Number(process.env.BENCH_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 200);
 const CONCURRENCY = 50;
-const MODES: ProducerMode[] = ['single', 'bulk', 'idempotent'];
+const MODES: ProducerMode[] = ['single', 'bulk', 'idempotent', 'steady', 'steady-idempotent'];
 /** The raw side also runs `single` with the job Drover stores (see raw-producer), to split the gap. */
 const RAW_MODES: ProducerMode[] = [...MODES, 'shaped'];
 type Side = 'raw' | 'drover';
@@ -185,15 +188,19 @@ function table(results: Record<Side, Round[]>): void {
   const rows: Row[] = [
     ['producer, one call per job (calls/s)', (r) => p(r, 'single').rate, undefined, true],
     ["  vs raw given Drover's job (calls/s)", (r) => p(r, 'shaped').rate, (r) => p(r, 'single').rate, true],
+    ['producer, steady state (calls/s)', (r) => p(r, 'steady').rate, undefined, true],
     ['producer, bulk (jobs/s)', (r) => p(r, 'bulk').rate, undefined, true],
     ['producer, idempotent (calls/s)', (r) => p(r, 'idempotent').rate, undefined, true],
+    ['idempotent, steady state (calls/s)', (r) => p(r, 'steady-idempotent').rate, undefined, true],
     ['processing (jobs/s)', (r) => r.processing.rate, undefined, true],
     ['end to end (jobs/s)', (r) => r.endToEnd.rate, undefined, true],
     ['producer during end to end (calls/s)', (r) => r.endToEnd.producerRate, undefined, true],
     ['producer CPU, node (µs/call)', (r) => p(r, 'single').cpuUs, undefined, false],
+    ['  steady state (µs/call)', (r) => p(r, 'steady').cpuUs, undefined, false],
     ["  raw given Drover's job (µs/call)", (r) => p(r, 'shaped').cpuUs, (r) => p(r, 'single').cpuUs, false],
     ['producer CPU, redis-server (µs/call)', (r) => p(r, 'single').redisCpuUs, undefined, false],
     ['idempotent CPU, node (µs/call)', (r) => p(r, 'idempotent').cpuUs, undefined, false],
+    ['  steady state (µs/call)', (r) => p(r, 'steady-idempotent').cpuUs, undefined, false],
     ['idempotent CPU, redis-server (µs/call)', (r) => p(r, 'idempotent').redisCpuUs, undefined, false],
     ['Redis bytes per queued job (used_memory)', (r) => p(r, 'single').bytesPerJob, undefined, true],
     ["  vs raw given Drover's job", (r) => p(r, 'shaped').bytesPerJob, (r) => p(r, 'single').bytesPerJob, true],

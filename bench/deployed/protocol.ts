@@ -3,7 +3,21 @@
  * (Nest, connections, queue objects), runs when a line arrives on stdin, and prints one JSON line
  * of {@link ProducerReport}. Boot time is never measured; only the calls are.
  */
-export type ProducerMode = 'single' | 'bulk' | 'idempotent' | 'shaped';
+export type ProducerMode = 'single' | 'bulk' | 'idempotent' | 'shaped' | 'steady' | 'steady-idempotent';
+
+/**
+ * Calls a `steady` producer makes before it says `ready` (BENCH_WARM, 5000): a service that
+ * enqueues all day runs JIT-compiled code, while a fresh process's first 20 000 calls are partly
+ * interpreted, which costs the side with more code more. Both sides warm up the same way.
+ */
+export const WARM_CALLS = Number(process.env.BENCH_WARM ?? 5_000);
+
+/** The mode a producer times: `steady` is `single` after warming up, `steady-idempotent` is `idempotent`. */
+export function timedModeOf(mode: ProducerMode): ProducerMode {
+  if (mode === 'steady') return 'single';
+  if (mode === 'steady-idempotent') return 'idempotent';
+  return mode;
+}
 
 export interface ProducerReport {
   /** Wall time of the calls, s. */
