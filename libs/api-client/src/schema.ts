@@ -1311,7 +1311,12 @@ export interface components {
       cursor: string | null;
       limit: number;
       counts: {
-        [key: string]: number;
+        ran: number;
+        skipped: number;
+        superseded: number;
+        due: number;
+        'not-yet-due': number;
+        'no-record': number;
       };
       items: {
         /** Format: date-time */

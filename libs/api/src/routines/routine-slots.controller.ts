@@ -21,6 +21,9 @@ import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { nameParams } from './routine-schemas';
 
+/** `counts`' shape: a count per slot fate. */
+type SlotFateCounts = Record<(typeof SLOT_FATES)[number], z.ZodNumber>;
+
 /** When `from` is not given, the ledger reaches back this many slots before `to`. */
 const DEFAULT_SLOTS = 50;
 
@@ -47,7 +50,8 @@ const SlotLedgerSchema = named(
     /** The newest slot a scheduler decided, or null. */
     cursor: iso.nullable(),
     limit: z.number().int(),
-    counts: z.record(z.enum(SLOT_FATES), z.number().int()),
+    // One named member per fate (not a record): OpenAPI then describes every property it requires.
+    counts: z.strictObject(Object.fromEntries(SLOT_FATES.map((f) => [f, z.number().int()])) as SlotFateCounts),
     items: z.array(
       z.object({
         slot: iso,
