@@ -1,6 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { ApiCluster } from '../api/support/api-cluster';
-import { launchChromium, trackedPage } from './support/browser';
+import { launchChromium, loggedIn as consoleLogin, type ConsoleSession } from './support/browser';
 
 /**
  * Archiving from the console in a real browser against a real api: the routine page's action,
@@ -14,19 +14,8 @@ describe('web console: archive and unarchive (chromium, real api)', () => {
   const contexts: BrowserContext[] = [];
   const ui = (path = '/') => `${api.api.baseUrl}/ui${path}`;
 
-  async function loggedIn(role: 'operator' | 'admin'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    contexts.push(context);
-    const page = await trackedPage(context, errors);
-    await page.goto(ui('/'));
-    await page.getByLabel('API token').fill(api.tokens[role]);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page
-      .getByTestId('whoami')
-      .filter({ hasText: `${role}-token · ${role}` })
-      .waitFor();
-    return page;
-  }
+  const session = (): ConsoleSession => ({ browser, contexts, errors, uiUrl: ui('') });
+  const loggedIn = (role: 'operator' | 'admin') => consoleLogin(session(), role, api.tokens[role]).then((s) => s.page);
 
   beforeAll(async () => {
     [api, browser] = await Promise.all([

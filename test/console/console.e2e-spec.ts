@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { waitFor } from '@drover/testing';
 import { ApiCluster } from '../api/support/api-cluster';
 import { seriousViolations, type AxeFinding } from './support/axe';
-import { launchChromium, trackedPage } from './support/browser';
+import { launchChromium, trackedPage, loggedIn as consoleLogin, type ConsoleSession } from './support/browser';
 
 /**
  * The web console in a real browser (Debian's chromium) against a real api, scheduler and worker
@@ -18,19 +18,8 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
 
   const ui = (path = '/') => `${api.api.baseUrl}/ui${path}`;
 
-  async function loggedIn(role: 'viewer' | 'operator' | 'admin'): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    contexts.push(context);
-    const page = await trackedPage(context, errors);
-    await page.goto(ui('/'));
-    await page.getByLabel('API token').fill(api.tokens[role]);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page
-      .getByTestId('whoami')
-      .filter({ hasText: `${role}-token · ${role}` })
-      .waitFor();
-    return { context, page };
-  }
+  const session = (): ConsoleSession => ({ browser, contexts, errors, uiUrl: ui('') });
+  const loggedIn = (role: 'viewer' | 'operator' | 'admin') => consoleLogin(session(), role, api.tokens[role]);
 
   beforeAll(async () => {
     [api, browser] = await Promise.all([

@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { startHttpOracle, type HttpOracle } from '@drover/testing';
 import { ApiCluster } from '../api/support/api-cluster';
 import { seriousViolations } from './support/axe';
-import { launchChromium, trackedPage } from './support/browser';
+import { launchChromium, loggedIn as consoleLogin, type ConsoleSession } from './support/browser';
 
 /**
  * A selector routine's panel on its console page, in a real browser against a real api and
@@ -17,19 +17,8 @@ describe('web console: a selector routine’s overrides and candidates (chromium
   const contexts: BrowserContext[] = [];
   const ui = (path = '/') => `${api.api.baseUrl}/ui${path}`;
 
-  async function loggedIn(role: 'viewer' | 'operator'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    contexts.push(context);
-    const page = await trackedPage(context, errors);
-    await page.goto(ui('/'));
-    await page.getByLabel('API token').fill(api.tokens[role]);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page
-      .getByTestId('whoami')
-      .filter({ hasText: `${role}-token · ${role}` })
-      .waitFor();
-    return page;
-  }
+  const session = (): ConsoleSession => ({ browser, contexts, errors, uiUrl: ui('') });
+  const loggedIn = (role: 'viewer' | 'operator') => consoleLogin(session(), role, api.tokens[role]).then((s) => s.page);
 
   beforeAll(async () => {
     oracle = await startHttpOracle({

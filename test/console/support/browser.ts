@@ -23,3 +23,31 @@ export async function trackedPage(context: BrowserContext, errors: string[]): Pr
   page.on('pageerror', (err) => errors.push(`${page.url()}: uncaught ${err.message}`));
   return page;
 }
+
+/** What a console test shares between its pages: the browser, the contexts to close, the errors seen. */
+export interface ConsoleSession {
+  browser: Browser;
+  contexts: BrowserContext[];
+  errors: string[];
+  /** The console's address, `<api>/ui`. */
+  uiUrl: string;
+}
+
+/** A fresh browser context logged in to the console with `token`, once the header names `<role>-token · <role>`. */
+export async function loggedIn(
+  session: ConsoleSession,
+  role: string,
+  token: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await session.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  session.contexts.push(context);
+  const page = await trackedPage(context, session.errors);
+  await page.goto(`${session.uiUrl}/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page
+    .getByTestId('whoami')
+    .filter({ hasText: `${role}-token · ${role}` })
+    .waitFor();
+  return { context, page };
+}
