@@ -23,7 +23,7 @@ export const prioritySchema = z.union([z.enum(PRIORITY_NAMES), z.number().int().
 });
 export type Priority = z.infer<typeof prioritySchema>;
 
-export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace'] as const;
+export const CONCURRENCY_POLICIES = ['allow', 'forbid', 'replace', 'buffer-one'] as const;
 export const CATCH_UP_POLICIES = ['skip', 'last', 'all'] as const;
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];

@@ -15,6 +15,12 @@ export function queueCapacity(qs: QueueState): number {
   return Math.max(0, Math.min(...ceilings) - Math.max(0, qs.running));
 }
 
+/** Why a `buffer-one` run does not start: it starts when the routine's active runs end. */
+const bufferedWait = (behind: string[]) => ({
+  reason: 'overlap' as const,
+  detail: `buffered behind ${behind.join(', ')}`,
+});
+
 function planQueue(
   qs: QueueState,
   fires: PlannedFire[],
@@ -34,6 +40,10 @@ function planQueue(
   const ready: Candidate[] = [];
   for (const run of qs.waiting) {
     if (canceled.has(run.id)) continue;
+    if (run.bufferedBehind !== undefined) {
+      out.waiting.push({ subject: { kind: 'run', id: run.id, queue }, ...bufferedWait([run.bufferedBehind]) });
+      continue;
+    }
     const readyAt = Math.max(run.scheduledFor, run.nextAttemptAt ?? -Infinity);
     if (readyAt > ctx.now) {
       const reason = run.nextAttemptAt !== undefined && run.nextAttemptAt > ctx.now ? 'backing-off' : 'not-yet-due';
@@ -53,6 +63,10 @@ function planQueue(
     });
   }
   for (const f of fires) {
+    if (f.behind) {
+      out.waiting.push({ subject: { kind: 'run', id: f.runId, queue }, ...bufferedWait(f.behind) });
+      continue;
+    }
     const priority = priorityValue(routines.get(f.routine)?.priority);
     ready.push({
       id: f.runId,

@@ -1,8 +1,7 @@
 import { catchUp } from '../policy/catch-up.policy';
 import { launchBlocker } from '../policy/launcher.policy';
-import { decideOverlap } from '../policy/overlap.policy';
+import { decideOverlap, type OverlapRun } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
-import type { Run } from '../run/run.schema';
 import { nextFire } from '../schedule/next-fire';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
@@ -39,22 +38,35 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     misfireGraceMs: routine.misfireGraceMs,
   });
   const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
-  const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
+  const runs: OverlapRun[] = [...(rs.runs ?? [])];
   let blockedNoted = false;
   for (const f of cu.fire) {
     const runId = runIdForSlot(routine.name, f.slot);
     const overlap = decideOverlap(routine.concurrencyPolicy, runs);
     if (overlap.action === 'skip') {
       skips.push({ routine: routine.name, slot: f.slot, reason: overlap.reason });
+      const what = overlap.reason === 'overlap-buffer-full' ? 'buffered, waiting' : 'active';
       if (!blockedNoted)
-        out.waiting.push({ subject, reason: 'overlap', detail: `active: ${overlap.blockingRunIds.join(', ')}` });
+        out.waiting.push({ subject, reason: 'overlap', detail: `${what}: ${overlap.blockingRunIds.join(', ')}` });
       blockedNoted = true;
       continue;
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
-    out.fires.push({ routine: routine.name, queue: routine.queue, slot: f.slot, source: f.source, runId, cancel });
+    const behind = overlap.action === 'buffer' ? overlap.behindRunIds : undefined;
+    out.fires.push({
+      routine: routine.name,
+      queue: routine.queue,
+      slot: f.slot,
+      source: f.source,
+      runId,
+      cancel,
+      ...(behind && { behind }),
+    });
     if (cancel.length > 0) runs.splice(0, runs.length);
-    runs.push({ id: runId, status: 'queued' });
+    // A buffered run waits (scheduled) until the runs it is behind end: a later slot finds the buffer full.
+    runs.push(
+      behind ? { id: runId, status: 'scheduled', bufferedBehind: behind[0]! } : { id: runId, status: 'queued' },
+    );
   }
   out.skips.push(...skips.sort((a, b) => a.slot - b.slot));
 }

@@ -189,7 +189,7 @@ describe('plan', () => {
             everyMs: fc.integer({ min: 1000, max: 10 * MIN }),
             back: fc.integer({ min: 0, max: 30 * MIN }),
             catchUpPolicy: fc.constantFrom('skip', 'last', 'all' as const),
-            concurrencyPolicy: fc.constantFrom('allow', 'forbid', 'replace' as const),
+            concurrencyPolicy: fc.constantFrom('allow', 'forbid', 'replace', 'buffer-one' as const),
             priority: fc.constantFrom('low', 'medium', 'high' as const),
             depth: fc.option(fc.integer({ min: 0, max: 5 })),
           }),

@@ -2,13 +2,17 @@ import type { Queue } from '../model/queue.schema';
 import type { Pause } from '../model/pause';
 import type { Routine } from '../model/routine.schema';
 import type { LauncherState } from '../policy/launcher.policy';
+import type { OverlapRun } from '../policy/overlap.policy';
 import type { SkipReason } from '../policy/skip-reason';
 import type { RunSource } from '../run/run-status';
 import type { Run } from '../run/run.schema';
 
 /** A run waiting in a queue (status `queued`), as the plan needs it. */
 export type QueuedRun = Pick<Run, 'id' | 'routine' | 'source' | 'scheduledFor'> &
-  Partial<Pick<Run, 'priority' | 'nextAttemptAt'>>;
+  Partial<Pick<Run, 'priority' | 'nextAttemptAt'>> & {
+    /** A `buffer-one` run that has not started: it waits for this run of its routine to end. */
+    bufferedBehind?: string;
+  };
 
 export interface QueueState {
   queue: Queue;
@@ -31,8 +35,8 @@ export interface RoutineState {
   launcher?: LauncherState;
   /** While paused: why and until when (shown with the `paused` reason). */
   pause?: Pause;
-  /** The routine's runs (only scheduled/queued/running matter, for overlap). */
-  runs?: readonly Pick<Run, 'id' | 'status'>[];
+  /** The routine's runs (only scheduled/queued/running matter, for overlap; a buffered one says so). */
+  runs?: readonly OverlapRun[];
 }
 
 export interface PlanState {
@@ -51,7 +55,7 @@ export type WaitReason =
   | 'not-yet-due' // a queued run whose scheduledFor lies in the future (delayed job)
   | 'disabled' // launcher disabled after maxLaunchFailures
   | 'parked'
-  | 'overlap' // concurrencyPolicy forbid and a run is still active
+  | 'overlap' // concurrencyPolicy forbid and a run is still active; buffer-one: buffered behind one, or the buffer is full
   | 'queue-unknown'; // the routine's queue is not in the state
 
 export type PlanSubject = { kind: 'routine'; name: string } | { kind: 'run'; id: string; queue: string };
@@ -64,6 +68,8 @@ export interface PlannedFire {
   runId: string;
   /** Run ids to cancel first (concurrencyPolicy `replace`). */
   cancel: string[];
+  /** concurrencyPolicy `buffer-one`: the active runs this fire's run waits for (it starts when they end). */
+  behind?: string[];
 }
 
 export interface PlannedStart {

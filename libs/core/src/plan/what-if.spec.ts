@@ -120,4 +120,38 @@ describe('whatIf', () => {
     ]);
     expect(JSON.stringify(st)).toBe(frozen);
   });
+
+  it('under buffer-one, buffers the first due slot behind the active run and skips the rest (buffer full)', () => {
+    const r = one(
+      {
+        routine: routine({ concurrencyPolicy: 'buffer-one', catchUpPolicy: 'all' }),
+        lastSlot: ago(3 * HOUR),
+        runs: [{ id: 'r-r-active', status: 'running' }],
+      },
+      AT + 10 * MIN,
+    );
+    expect(r.fires.map((f) => [f.slot, f.behind, f.starts, f.waits])).toEqual([
+      [ago(2 * HOUR), ['r-r-active'], false, { reason: 'overlap', detail: 'buffered behind r-r-active' }],
+    ]);
+    expect(r.skips.map((s) => [s.slot, s.reason])).toEqual([
+      [ago(HOUR), 'overlap-buffer-full'],
+      [AT, 'overlap-buffer-full'],
+    ]);
+    expect(r.waiting).toEqual([{ reason: 'overlap', detail: expect.stringMatching(/^buffered, waiting: r-r-/) }]);
+    // Nothing active: it fires and starts like any other.
+    const free = one({ routine: routine({ concurrencyPolicy: 'buffer-one' }), lastSlot: ago(HOUR), runs: [] });
+    expect(free.fires.map((f) => [f.slot, f.behind, f.starts])).toEqual([[AT, undefined, true]]);
+    // A run already buffered: every due slot is skipped, and the buffered run is shown waiting.
+    const full = one({
+      routine: routine({ concurrencyPolicy: 'buffer-one' }),
+      lastSlot: ago(HOUR),
+      runs: [
+        { id: 'r-r-active', status: 'running' },
+        { id: 'r-r-waits', status: 'scheduled', bufferedBehind: 'r-r-active' },
+      ],
+    });
+    expect(full.fires).toEqual([]);
+    expect(full.skips).toEqual([{ slot: AT, reason: 'overlap-buffer-full' }]);
+    expect(full.waiting).toEqual([{ reason: 'overlap', detail: 'buffered, waiting: r-r-waits' }]);
+  });
 });

@@ -38,6 +38,8 @@ export interface WhatIfFire {
   runId: string;
   /** Runs the fire cancels first (concurrencyPolicy `replace`). */
   cancel: string[];
+  /** concurrencyPolicy `buffer-one`: the active runs the fire's run would wait for (`waits` says `overlap`). */
+  behind?: string[];
   /** True when the run would be leased at once; otherwise `waits` says why not. */
   starts: boolean;
   waits?: { reason: WaitReason; until?: number; detail?: string };
@@ -103,9 +105,17 @@ export function whatIf(at: number, input: WhatIfInput): WhatIfResult {
     }
     const fires = p.fires
       .filter((f) => f.routine === name)
-      .map(({ slot, source, runId, cancel }): WhatIfFire => {
+      .map(({ slot, source, runId, cancel, behind }): WhatIfFire => {
         const waits = starts.has(runId) ? undefined : runWaits.get(runId);
-        return { slot, source, runId, cancel, starts: starts.has(runId), ...(waits && { waits }) };
+        return {
+          slot,
+          source,
+          runId,
+          cancel,
+          ...(behind && { behind }),
+          starts: starts.has(runId),
+          ...(waits && { waits }),
+        };
       });
     const skips = p.skips.filter((s) => s.routine === name).map(({ slot, reason }) => ({ slot, reason }));
     const waiting = routineWaits.get(name) ?? [];

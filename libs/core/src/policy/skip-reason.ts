@@ -5,6 +5,7 @@
  * - `catch-up-capped`: missed, policy `all`, but older than the newest `maxCatchUp` missed slots;
  * - `deadline-exceeded`: would start later than `slot + startingDeadlineMs`;
  * - `overlap-forbid`: a run of the routine is still queued or running and concurrencyPolicy is `forbid`;
+ * - `overlap-buffer-full`: concurrencyPolicy is `buffer-one`, a run is active and another already waits for it;
  * - `condition-false`: the routine's condition check said no (healthy; not a failure).
  */
 export const SKIP_REASONS = [
@@ -13,6 +14,7 @@ export const SKIP_REASONS = [
   'catch-up-capped',
   'deadline-exceeded',
   'overlap-forbid',
+  'overlap-buffer-full',
   'condition-false',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -31,6 +31,7 @@ export const SLOT_SKIP_REASONS = [
   'catch-up-capped',
   'deadline-exceeded',
   'overlap-forbid',
+  'overlap-buffer-full',
   'condition-false',
   'paused',
   'backing-off',
