@@ -314,6 +314,8 @@ async function reconcileAtScale(): Promise<void> {
       new DroverMetrics({ defaultMetrics: false }),
       DEFAULT_SCHEDULER_OPTIONS,
       log,
+      // No routine here is buffer-one: the watchdog never asks the run store for a buffered run.
+      { startBuffered: () => Promise.resolve(undefined) } as unknown as ConstructorParameters<typeof Watchdog>[8],
     );
   const watchdog = makeWatchdog();
   const timed = async (fn: () => Promise<unknown>) => {

@@ -20,7 +20,8 @@ export const shownSeconds = (seconds: number | undefined): number | undefined =>
   seconds === undefined ? undefined : Number(seconds.toPrecision(3));
 
 /**
- * Counts and logs each run outcome from BullMQ's worker events. `completed` and `failed` fire only
+ * Counts and logs each run outcome from BullMQ's worker events, and when a run of a `buffer-one`
+ * routine ends (succeeded, canceled or parked) asks for the routine's buffered run to start. `completed` and `failed` fire only
  * after BullMQ moved the job in Redis, so a duplicate delivery whose transition BullMQ refuses (its
  * lock was lost) is neither counted nor logged. One line per outcome: successes at debug (the hot
  * path; `npm start` shows them), retries and cancels at info, parked runs at warn.
@@ -31,6 +32,7 @@ export function watchOutcomes(
   metrics: RunMetrics,
   stats: RoutineStatsRecorder,
   log: Logger,
+  startBuffered?: (routine: string) => Promise<unknown>,
 ): void {
   const durationMs = (job: Job) => {
     const s = spentOn(job);
@@ -43,7 +45,17 @@ export function watchOutcomes(
     routine: runJobDataOf(job.data).routine ?? undefined,
     attempt: attemptOf(job),
   });
+  // A run of a buffer-one routine ended for good (BullMQ moved it already): its buffered run may start.
+  const settled = (job: Job<RunJobData>) => {
+    const data = runJobDataOf(job.data);
+    if (!data.bo || !data.routine || !startBuffered) return;
+    const routine = data.routine;
+    startBuffered(routine).catch((err: unknown) =>
+      log.warn({ ...runFields(job), err }, 'could not start the buffered run; the leader repairs it'),
+    );
+  };
   worker.on('completed', (job, result) => {
+    settled(job);
     const canceled = isCanceledMarker(result);
     metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
     stats.observe(runJobDataOf(job.data).routine, {
@@ -58,6 +70,7 @@ export function watchOutcomes(
     if (!job) return;
     const decision = (err as AttemptError).decision;
     const parked = decision ? decision.action === 'park' : !!job.finishedOn;
+    if (parked) settled(job);
     metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
     if (parked) stats.observe(runJobDataOf(job.data).routine, { status: 'parked', durationMs: durationMs(job) });
     if (parked) log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');

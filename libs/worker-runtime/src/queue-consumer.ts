@@ -47,6 +47,8 @@ export interface ConsumerDeps {
   producers: ProducerCodes;
   /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
   armLeadMs: number;
+  /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */
+  startBuffered?: (routine: string) => Promise<unknown>;
 }
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -125,7 +127,7 @@ export class QueueConsumer {
       // more). Failed jobs are the parked area: kept until replayed or purged (BullMQ's default).
       removeOnComplete: { count: this.policy.retention.count },
     });
-    watchOutcomes(worker, queue, metrics, this.deps.stats, log);
+    watchOutcomes(worker, queue, metrics, this.deps.stats, log, this.deps.startBuffered);
     this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
     this.held.attach(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));

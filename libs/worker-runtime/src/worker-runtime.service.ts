@@ -22,6 +22,7 @@ import {
   QueueRegistry,
   ProducerCodes,
   RoutineStatsStore,
+  RunStore,
   SlotClaims,
   WorkerCatalog,
   type WorkerCatalogEntry,
@@ -81,6 +82,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     private readonly clock: Clock,
     statsStore: RoutineStatsStore,
     @Inject(RANDOM) private readonly random: Random,
+    private readonly runs: RunStore,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
     this.stats = new RoutineStatsRecorder(statsStore, clock, log);
@@ -229,6 +231,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         random: this.random,
         producers: this.producers,
         armLeadMs: this.config.env.armLeadMs,
+        startBuffered: (routine) => this.runs.startBuffered(routine),
       });
       consumer.start();
       this.consumers.set(name, consumer);

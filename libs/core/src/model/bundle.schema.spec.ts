@@ -281,4 +281,14 @@ describe('parseBundle', () => {
       'queues[q].backoff.maxDelayMs: must be >= delayMs',
     ]);
   });
+
+  it('accepts buffer-one, and refuses it for a selector routine naming the field, the value and the choices', () => {
+    const r = { name: 'b', jobType: 'noop', queue: 'q', trigger: { kind: 'interval', everyMs: 60_000 } };
+    const ok = parseBundle({ queues: [{ name: 'q' }], routines: [{ ...r, concurrencyPolicy: 'buffer-one' }] });
+    expect(ok.ok && ok.bundle.routines[0]!.concurrencyPolicy).toBe('buffer-one');
+    const selector = { ...r, concurrencyPolicy: 'buffer-one', selector: { provider: 'p' } };
+    expect(errorsOf({ queues: [{ name: 'q' }], routines: [selector] })).toEqual([
+      'routines[b].concurrencyPolicy: "buffer-one" is not available to a selector routine (a tick may start several keyed runs); use one of allow, forbid, replace',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bytesText, jsonBytes, MAX_ROUTINE_BYTES } from './limits';
 import { queueSchema, type Queue } from './queue.schema';
-import { routineSchema, type Routine } from './routine.schema';
+import { CONCURRENCY_POLICIES, routineSchema, type Routine } from './routine.schema';
 import { droverIssueWords } from './issue-words';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
@@ -137,6 +137,14 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   for (const r of bundle.routines) {
     const message = routineSizeProblem(r);
     if (message) issues.push({ path: `routines[${r.name}]`, message });
+    // One buffered run waits per routine; a selector's tick makes one run per chosen key.
+    if (r.concurrencyPolicy === 'buffer-one' && r.selector) {
+      const policies = CONCURRENCY_POLICIES.filter((p) => p !== 'buffer-one').join(', ');
+      issues.push({
+        path: `routines[${r.name}].concurrencyPolicy`,
+        message: `"buffer-one" is not available to a selector routine (a tick may start several keyed runs); use one of ${policies}`,
+      });
+    }
   }
   issues.push(
     ...crossIssues({ queues: bundle.queues.map((q) => q.name), routines: bundle.routines }, resolved, new Set()),

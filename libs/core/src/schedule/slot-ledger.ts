@@ -54,6 +54,8 @@ export interface SlotRecord {
   /** Why it was skipped or canceled, as recorded. */
   reason?: string;
   key?: string;
+  /** `buffer-one`: the run was made while this one was active, and waited for it to end (still does while `scheduled`). */
+  bufferedBehind?: string;
 }
 
 /** One slot of the ledger. */

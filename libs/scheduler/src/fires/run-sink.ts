@@ -12,7 +12,11 @@ export type SkippedRunRequest = SkippedRun;
 export interface RunSink {
   enqueue(run: NewRunRequest): Promise<{ id: string; created: boolean }>;
   recordSkipped(run: SkippedRunRequest): Promise<{ id: string; created: boolean }>;
-  openRunsOfRoutine(routine: string): Promise<{ id: string; status: RunStatus; key?: string }[]>;
+  openRunsOfRoutine(
+    routine: string,
+  ): Promise<{ id: string; status: RunStatus; key?: string; bufferedBehind?: string }[]>;
+  /** Starts a `buffer-one` routine's buffered run if nothing else of it is active (idempotent). */
+  startBuffered(routine: string): Promise<string | undefined>;
   listByRoutine(
     routine: string,
     opts: { limit?: number; status?: RunStatus },

@@ -68,7 +68,7 @@ export class SlotApplier {
           const keyId = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev, keyIndex });
           return this.runFor(def, keyId, target, d.source, key);
         })
-      : [this.runFor(def, id, target, d.source)];
+      : [this.runFor(def, id, target, d.source, undefined, d.behind?.[0])];
     let counted = false;
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
@@ -79,6 +79,8 @@ export class SlotApplier {
       this.metrics.scheduleFires.inc({ outcome: 'enqueued' });
       result.enqueued.push(run.id);
     }
+    // The run it waits for may have ended between the decision and now, unseen by its settler's ask.
+    if (d.behind) await this.runs.startBuffered(def.name);
   }
 
   private runFor(
@@ -87,7 +89,19 @@ export class SlotApplier {
     t: SlotTarget,
     source: 'schedule' | 'catch-up',
     key?: string,
+    bufferedBehind?: string,
   ): NewRunRequest {
+    if (bufferedBehind !== undefined) {
+      // Held until the run it waits for ends (BufferedRuns), however late that is.
+      return runOfRoutine(def, {
+        id,
+        source,
+        scheduledFor: t.slot,
+        createdBy: 'scheduler',
+        dedup: slotDedup(id, t.slot, t.now),
+        bufferedBehind,
+      });
+    }
     return runOfRoutine(def, {
       id,
       source,

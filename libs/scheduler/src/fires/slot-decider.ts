@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import {
+  bufferedToStart,
   decideOverlap,
   launchBlocker,
   recordLaunchOutcome,
@@ -84,15 +85,26 @@ export class SlotDecider {
     // The slot's own run (any revision) is never "another" run of the routine.
     const own = runIdForSlot(def.name, slot);
     // Open runs are tracked under the same rule they are read by (the run maker's).
-    const open = !tracksOpenRuns(def)
-      ? []
-      : (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== own && !r.id.startsWith(`${own}.`));
+    const readOpen = async () =>
+      !tracksOpenRuns(def)
+        ? []
+        : (await this.runs.openRunsOfRoutine(def.name)).filter((r) => r.id !== own && !r.id.startsWith(`${own}.`));
+    let open = await readOpen();
+    if (def.concurrencyPolicy === 'buffer-one' && bufferedToStart(open)) {
+      // A buffered run whose active run ended unseen (its settler died before asking): start it
+      // now, then this slot is decided against it.
+      if (await this.runs.startBuffered(def.name)) open = await readOpen();
+    }
     const overlap = decideOverlap(def.concurrencyPolicy, open);
     if (overlap.action === 'skip') {
       return skip(overlap.reason, recordLaunchOutcome(launcher, { kind: 'skipped' }, now, def));
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
     const enqueued = recordLaunchOutcome(launcher, { kind: 'enqueued' }, now, def);
+    if (overlap.action === 'buffer') {
+      const decision: SlotDecision = { kind: 'fire', source, cancel, at: now, behind: overlap.behindRunIds };
+      return { decision, launcher: enqueued, idle };
+    }
     if (!def.selector) return { decision: { kind: 'fire', source, cancel, at: now }, launcher: enqueued, idle };
 
     const chosen = await this.selector.choose(def, slot, { ...ctx, open }, now);

@@ -43,7 +43,7 @@ describe('the leader picks up routines changed while it could not hear about the
     const metrics = new DroverMetrics({ defaultMetrics: false });
     const disarmer = new Disarmer(claims, bull, clock, log);
     const opts = { ...DEFAULT_SCHEDULER_OPTIONS, reconcileEveryMs: 3_600_000 };
-    watchdog = new Watchdog(routines, stores.routineIndex, disarmer, bull, clock, metrics, opts, log);
+    watchdog = new Watchdog(routines, stores.routineIndex, disarmer, bull, clock, metrics, opts, log, stores.runs);
     const env = parseEnv({ REDIS_URL: testRedisUrl(), DROVER_INSTANCE_ID: 'lead-test', DROVER_LEADER_TTL_MS: '5000' });
     const config = new AppConfig('scheduler', env);
     leader = new SchedulerLeaderService(

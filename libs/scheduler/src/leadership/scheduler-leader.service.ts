@@ -102,11 +102,15 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     if (!(await this.reconciler.reconcileChanged(l, this.isCurrent))) await this.fullPass(l);
   }
 
-  /** Reads every routine once: reconciles them all and rebuilds the watchdog's index from the same read. */
+  /**
+   * Reads every routine once: reconciles them all, rebuilds the watchdog's index and starts buffered
+   * runs left waiting (see Watchdog.repairBuffered) from the same read.
+   */
   private async fullPass(l: Leadership): Promise<void> {
     const snap = await this.reconciler.snapshot();
     await this.reconciler.reconcileAll(l, this.isCurrent, snap);
     await this.watchdog.rebuild(l, snap);
+    await this.watchdog.repairBuffered(snap, this.isCurrent);
   }
 
   private async listenForChanges(): Promise<void> {

@@ -35,6 +35,7 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
       h.metrics,
       DEFAULT_SCHEDULER_OPTIONS,
       pino({ level: 'silent' }),
+      h.runs,
     );
   });
 

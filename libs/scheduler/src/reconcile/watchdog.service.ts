@@ -21,6 +21,7 @@ import {
   type RoutineState,
 } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
+import { RUN_SINK, type RunSink } from '../fires/run-sink';
 import type { Leadership } from '../leadership/leader-elector';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 
@@ -58,6 +59,7 @@ export class Watchdog {
     private readonly metrics: DroverMetrics,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(RUN_SINK) private readonly runs: RunSink,
   ) {}
 
   /**
@@ -146,6 +148,28 @@ export class Watchdog {
     }
     await this.index.put(lead.token, entries);
     await this.index.putCounts(lead.token, counts);
+  }
+
+  /**
+   * Starts the buffered run of every `buffer-one` routine whose active run has ended: the ask of
+   * whoever saw it end was lost (a worker killed between settling the run and asking). The
+   * routine's next fire asks too; this covers the routines that fire seldom. Idempotent.
+   */
+  async repairBuffered(snap: RoutineSnapshot, isCurrent: () => boolean): Promise<string[]> {
+    const started: string[] = [];
+    const pace = pacer();
+    for (const rec of snap.records) {
+      if (rec.def.concurrencyPolicy !== 'buffer-one' || !isCurrent()) continue;
+      await pace();
+      const id = await this.runs.startBuffered(rec.def.name).catch((err: unknown) => {
+        this.log.warn({ routine: rec.def.name, err }, 'watchdog: could not start a buffered run');
+        return undefined;
+      });
+      if (!id) continue;
+      started.push(id);
+      this.log.warn({ routine: rec.def.name, run: id }, 'watchdog: started a buffered run whose active run had ended');
+    }
+    return started;
   }
 
   /**

@@ -119,6 +119,8 @@ export class PlanService {
         scheduledFor: delayed && !retry && due !== undefined ? Math.max(readyAt, due) : readyAt,
         ...(job.opts.priority && { priority: priorityValueOfBull(job.opts.priority) }),
         ...(retry && due !== undefined && { nextAttemptAt: due }),
+        // A buffered run waits for its routine's active run, not for its (far) delay.
+        ...(delayed && !retry && d.bb !== undefined && { bufferedBehind: d.bb }),
       };
     };
     const runs = [

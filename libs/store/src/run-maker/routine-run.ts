@@ -1,6 +1,7 @@
 import { priorityValue, type Routine, type RunSource } from '@drover/core';
 import type { NewRun } from '../runs/run-writer';
 import { pendingClaimTtlMs } from '../slots/slot-claim';
+import { BUFFERED_HOLD_MS } from '../runs/buffered-runs';
 import { tracksOpenRuns } from './open-runs';
 
 /** What a run of a routine takes from its producer; everything else comes from the definition. */
@@ -17,6 +18,8 @@ export interface RoutineRunSpec {
   delayMs?: number;
   dedup?: NewRun['dedup'];
   armedVersion?: number;
+  /** `buffer-one`: the active run this one waits for (it is held until the routine has no other active run). */
+  bufferedBehind?: string;
 }
 
 /**
@@ -44,6 +47,12 @@ export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
     ...(spec.dedup && { dedup: spec.dedup }),
     trackOpen: tracksOpenRuns(def),
     ...(spec.armedVersion !== undefined && { armedVersion: spec.armedVersion }),
+    // Every run of a buffer-one routine, whoever made it, may free the routine's buffered run when it ends.
+    ...(def.concurrencyPolicy === 'buffer-one' && { releasesBuffered: true }),
+    ...(spec.bufferedBehind !== undefined && {
+      bufferedBehind: spec.bufferedBehind,
+      delayMs: BUFFERED_HOLD_MS,
+    }),
   };
 }
 

@@ -31,6 +31,13 @@ export interface RunJobData {
   av?: number;
   /** A selector routine's candidate key this run serves (also in the payload). */
   key?: string;
+  /**
+   * A `buffer-one` run made while run `bb` of its routine was active: it was added delayed far
+   * ahead and is promoted when the routine has no other active run (see BufferedRuns).
+   */
+  bb?: string;
+  /** A run of a `buffer-one` routine: when it ends, the routine's buffered run may start (see BufferedRuns). */
+  bo?: 1;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**
@@ -75,6 +82,8 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'backoff',
   'av',
   'key',
+  'bb',
+  'bo',
   'cancel',
   'interrupts',
   'maxAttempts',

@@ -17,6 +17,11 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   replayedAs?: string;
   /** A selector routine's candidate key this run serves. */
   key?: string;
+  /**
+   * A `buffer-one` run made while this other run of its routine was active: while its status is
+   * `scheduled` it waits for the routine's active run to end; after, it tells that it waited.
+   */
+  bufferedBehind?: string;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -130,6 +135,7 @@ export function runFromJob(
   else if (d.by !== undefined) view.createdBy = ctx.producerName?.(d.by) ?? d.by;
   if (d.replayOf) view.replayOf = d.replayOf;
   if (d.key !== undefined) view.key = d.key;
+  if (d.bb !== undefined) view.bufferedBehind = d.bb;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.

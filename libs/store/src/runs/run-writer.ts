@@ -53,6 +53,10 @@ export interface NewRun {
   key?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
+  /** A `buffer-one` run that waits for this active run of its routine (give it a {@link BUFFERED_HOLD_MS} delay). */
+  bufferedBehind?: string;
+  /** A run of a `buffer-one` routine: its end may start the routine's buffered run. */
+  releasesBuffered?: boolean;
   /**
    * Whether the run is listed among its routine's open runs (what `forbid`/`replace` and selectors
    * look at). The run maker sets it by its one rule (`tracksOpenRuns`); absent = listed.
@@ -179,6 +183,8 @@ export class RunWriter {
     if (run.backoff) data.backoff = run.backoff;
     if (run.armedVersion !== undefined) data.av = run.armedVersion;
     if (run.key !== undefined) data.key = run.key;
+    if (run.bufferedBehind !== undefined) data.bb = run.bufferedBehind;
+    if (run.releasesBuffered) data.bo = 1;
     return data;
   }
 

@@ -3,6 +3,7 @@ import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
+import { BufferedRuns } from './buffered-runs';
 import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
@@ -43,6 +44,7 @@ export class RunStore {
   readonly events: QueueEventHub;
   private readonly waiter: RunWaiter;
   private readonly parked: ParkedRuns;
+  private readonly buffered: BufferedRuns;
   private readonly writer: RunWriter;
   /** What enqueue knows about the queues, kept until the registry announces a change. */
   readonly policies: QueuePolicyCache;
@@ -75,6 +77,7 @@ export class RunStore {
       this.policies,
       this.reading.producers,
     );
+    this.buffered = new BufferedRuns(this.bull, (routine) => this.openRunsOfRoutine(routine));
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,
@@ -102,6 +105,14 @@ export class RunStore {
   /** {@link enqueue} for many runs at once (see RunWriter.enqueueMany for the order of work). */
   enqueueMany(runs: NewRun[]): Promise<EnqueueResult[]> {
     return this.writer.enqueueMany(runs);
+  }
+
+  /**
+   * Starts the buffered run of a `buffer-one` routine if no other run of it is active (see
+   * BufferedRuns); its id, or undefined. Idempotent: ask whenever a run of the routine may have ended.
+   */
+  startBuffered(routine: string): Promise<string | undefined> {
+    return this.buffered.startNext(routine);
   }
 
   /** Records a fire that policy skipped: a run with status `skipped` that never reaches a worker. */
@@ -206,6 +217,7 @@ export class RunStore {
               attempt: v.attempt,
               ...(v.reason !== undefined && { reason: v.reason }),
               ...(v.key !== undefined && { key: v.key }),
+              ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
             },
           ]
         : [],
@@ -282,7 +294,12 @@ export class RunStore {
         const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
         await this.tombstones.put(canceled, await this.writer.retention(queue), now);
         // BullMQ refuses to remove a locked (just started) job: then it is running, go round again.
-        if ((await q.remove(id)) === 1) return { outcome: 'canceled', run: canceled };
+        if ((await q.remove(id)) === 1) {
+          // A waiting run that never started frees its routine's buffered run (buffer-one) too; if
+          // this ask fails, the leader's repair asks again.
+          if (view.routine !== null) await this.startBuffered(view.routine).catch(() => undefined);
+          return { outcome: 'canceled', run: canceled };
+        }
         await this.tombstones.delete(id);
         continue;
       }

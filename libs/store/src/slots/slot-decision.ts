@@ -6,9 +6,18 @@
 export type SlotDecision =
   /**
    * `v`: for a run armed ahead of its slot, the routine version it was armed for. `keys`: for a
-   * selector routine, the candidate keys chosen (one run each).
+   * selector routine, the candidate keys chosen (one run each). `behind`: for a `buffer-one`
+   * routine, the active runs the slot's run waits for (it is made held, and started when they end).
    */
-  | { kind: 'fire'; source: 'schedule' | 'catch-up'; cancel: string[]; at: number; v?: number; keys?: string[] }
+  | {
+      kind: 'fire';
+      source: 'schedule' | 'catch-up';
+      cancel: string[];
+      at: number;
+      v?: number;
+      keys?: string[];
+      behind?: string[];
+    }
   | { kind: 'skip'; source: 'schedule' | 'catch-up'; reason: string; failed?: boolean; at: number };
 
 export function encodeDecision(d: SlotDecision): string {
