@@ -6,12 +6,20 @@ import { Link } from './link';
 type Ledger = Schemas['SlotLedger'];
 type Slot = Ledger['items'][number];
 
+/** A buffer-one run: it was made while another run was active and waited (or waits) for it to end. */
+const buffered = (run: Slot['runs'][number]) =>
+  run.bufferedBehind
+    ? run.status === 'scheduled'
+      ? `, buffered: waits for ${run.bufferedBehind}`
+      : `, buffered behind ${run.bufferedBehind}`
+    : '';
+
 /** What a cell says, for its hover title and for screen readers: the exact time, the fate and why. */
 export function slotText(s: Slot): string {
   const run = s.runs[0];
   const what =
     s.fate === 'ran' && run
-      ? `ran: ${run.status}, ${run.attempt} attempt${run.attempt === 1 ? '' : 's'}${s.runs.length > 1 ? ` (+${s.runs.length - 1} more)` : ''}`
+      ? `ran: ${run.status}, ${run.attempt} attempt${run.attempt === 1 ? '' : 's'}${s.runs.length > 1 ? ` (+${s.runs.length - 1} more)` : ''}${buffered(run)}`
       : s.reason
         ? `${s.fate}: ${s.detail ?? s.reason}${s.recorded ? '' : ' (inferred: no fire while paused)'}`
         : s.fate;

@@ -178,6 +178,16 @@ export function RunDetail({ id }: { id: string }) {
                 <dd>{run.reason}</dd>
               </>
             )}
+            {run.bufferedBehind && (
+              <>
+                <dt>buffered</dt>
+                <dd>
+                  {run.status === 'scheduled' ? 'waits for ' : 'waited for '}
+                  <Link to={`/runs/${encodeURIComponent(run.bufferedBehind)}`}>{run.bufferedBehind}</Link>
+                  {run.status === 'scheduled' ? ' to end (concurrencyPolicy buffer-one)' : ' to end'}
+                </dd>
+              </>
+            )}
             {run.replayOf && (
               <>
                 <dt>replay of</dt>

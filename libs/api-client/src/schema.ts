@@ -844,6 +844,7 @@ export interface components {
           | 'catch-up-capped'
           | 'deadline-exceeded'
           | 'overlap-forbid'
+          | 'overlap-buffer-full'
           | 'condition-false';
       }[];
       starts: {
@@ -919,6 +920,8 @@ export interface components {
       replayOf?: string;
       replayedAs?: string;
       key?: string;
+      /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
+      bufferedBehind?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1082,7 +1085,7 @@ export interface components {
        * @default allow
        * @enum {string}
        */
-      concurrencyPolicy: 'allow' | 'forbid' | 'replace';
+      concurrencyPolicy: 'allow' | 'forbid' | 'replace' | 'buffer-one';
       /**
        * @default skip
        * @enum {string}
@@ -1299,6 +1302,8 @@ export interface components {
       attempt: number;
       reason?: string;
       key?: string;
+      /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
+      bufferedBehind?: string;
     };
     SlotLedger: {
       routine: string;
@@ -1332,6 +1337,7 @@ export interface components {
           | 'catch-up-capped'
           | 'deadline-exceeded'
           | 'overlap-forbid'
+          | 'overlap-buffer-full'
           | 'condition-false'
           | 'paused'
           | 'backing-off'
@@ -1374,6 +1380,8 @@ export interface components {
           source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
           runId: string;
           cancel: string[];
+          /** @description concurrencyPolicy buffer-one: the active runs its run would wait for (`waits`: overlap) */
+          behind?: string[];
           /** @description Leased at once; otherwise `waits` says why not */
           starts: boolean;
           waits?: {
@@ -1394,6 +1402,7 @@ export interface components {
             | 'catch-up-capped'
             | 'deadline-exceeded'
             | 'overlap-forbid'
+            | 'overlap-buffer-full'
             | 'condition-false';
         }[];
         /** @description Why the routine fires nothing now */
@@ -3140,7 +3149,7 @@ export interface operations {
            * @default allow
            * @enum {string}
            */
-          concurrencyPolicy?: 'allow' | 'forbid' | 'replace';
+          concurrencyPolicy?: 'allow' | 'forbid' | 'replace' | 'buffer-one';
           /**
            * @default skip
            * @enum {string}
@@ -3423,7 +3432,7 @@ export interface operations {
            * @default allow
            * @enum {string}
            */
-          concurrencyPolicy?: 'allow' | 'forbid' | 'replace';
+          concurrencyPolicy?: 'allow' | 'forbid' | 'replace' | 'buffer-one';
           /**
            * @default skip
            * @enum {string}

@@ -48,7 +48,12 @@ export function registerRoutineSlots(routines: Command, ctx: CliContext): void {
               { header: 'fate', value: (i) => paint(i.fate) },
               { header: 'reason', value: (i) => (i.reason ? i.reason + (i.recorded ? '' : ' (inferred)') : '') },
               { header: 'run', value: (i) => i.runs.map((r) => r.id).join(' ') },
-              { header: 'status', value: (i) => i.runs.map((r) => ctx.colors.status(r.status)).join(' ') },
+              {
+                header: 'status',
+                // A buffer-one run made while another was active: it waited (or still waits) for it.
+                value: (i) =>
+                  i.runs.map((r) => ctx.colors.status(r.status) + (r.bufferedBehind ? ' (buffered)' : '')).join(' '),
+              },
               { header: 'attempts', value: (i) => i.runs.map((r) => String(r.attempt)).join(' ') },
               { header: 'withdrawn', value: (i) => i.withdrawn.map((r) => r.id).join(' ') },
             ],

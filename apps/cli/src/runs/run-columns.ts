@@ -13,11 +13,20 @@ export function runDuration(run: Run, now: number): string {
   return humanDuration(end - Date.parse(run.startedAt));
 }
 
+/** A buffer-one run's wait for the run that was active when it was made, for people; '' for other runs. */
+function bufferedWait(run: Pick<Run, 'status' | 'bufferedBehind'>): string {
+  if (!run.bufferedBehind) return '';
+  return run.status === 'scheduled' ? `waits for ${run.bufferedBehind} to end` : `waited for ${run.bufferedBehind}`;
+}
+
 export function runColumns(ctx: CliContext): Column<Run>[] {
   const c = ctx.colors;
   return [
     { header: 'id', value: (r) => r.id },
-    { header: 'status', value: (r) => c.status(r.status) },
+    {
+      header: 'status',
+      value: (r) => c.status(r.status) + (r.bufferedBehind && r.status === 'scheduled' ? ' (buffered)' : ''),
+    },
     { header: 'routine', value: (r) => r.routine ?? '', shrink: true },
     { header: 'job type', value: (r) => r.jobType, shrink: true },
     { header: 'queue', value: (r) => r.queue, shrink: true },
@@ -49,6 +58,7 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['worker', run.worker ?? ''],
     ['progress', run.progress === undefined ? '' : JSON.stringify(run.progress)],
     ['replayed as', run.replayedAs ?? ''],
+    ['buffered', bufferedWait(run)],
     ['payload', JSON.stringify(run.payload)],
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],

@@ -37,6 +37,11 @@ const SlotRunSchema = named(
     attempt: z.number().int(),
     reason: z.string().optional(),
     key: z.string().optional(),
+    /** concurrencyPolicy `buffer-one`: made while this run was active; waited for it to end (still does while `scheduled`). */
+    bufferedBehind: z
+      .string()
+      .optional()
+      .describe('buffer-one: made while this run was active; waits for it to end while `scheduled`'),
   }),
 );
 
@@ -96,6 +101,7 @@ const runOf = (r: SlotRecord) => ({
   attempt: r.attempt,
   ...(r.reason !== undefined && { reason: r.reason }),
   ...(r.key !== undefined && { key: r.key }),
+  ...(r.bufferedBehind !== undefined && { bufferedBehind: r.bufferedBehind }),
 });
 
 @Controller('api/v1/routines')

@@ -47,6 +47,9 @@ const WhatIfSchema = named(
               source: z.enum(RUN_SOURCES),
               runId: z.string(),
               cancel: names,
+              behind: names
+                .optional()
+                .describe('concurrencyPolicy buffer-one: the active runs its run would wait for (`waits`: overlap)'),
               starts: z.boolean().describe('Leased at once; otherwise `waits` says why not'),
               waits: wait.optional(),
             }),

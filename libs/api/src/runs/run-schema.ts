@@ -48,6 +48,14 @@ export const RunSchema = named(
     replayOf: z.string().optional(),
     replayedAs: z.string().optional(),
     key: z.string().optional(),
+    /**
+     * concurrencyPolicy `buffer-one`: the run was made while this run of its routine was active.
+     * While `scheduled` it waits for the routine's active run to end; afterwards it says it waited.
+     */
+    bufferedBehind: z
+      .string()
+      .optional()
+      .describe('buffer-one: made while this run was active; waits for it to end while `scheduled`'),
     createdAt: iso,
     updatedAt: iso,
     queuedAt: iso.optional(),
@@ -139,6 +147,7 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.replayOf !== undefined && { replayOf: v.replayOf }),
     ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
     ...(v.key !== undefined && { key: v.key }),
+    ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
     createdAt: isoOf(v.createdAt),
     updatedAt: isoOf(v.updatedAt),
     ...optIso('queuedAt', v.queuedAt),
