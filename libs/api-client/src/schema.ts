@@ -832,6 +832,8 @@ export interface components {
         source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
         runId: string;
         cancel: string[];
+        /** @description concurrencyPolicy buffer-one: the active runs its run waits for (it starts when they end) */
+        behind?: string[];
       }[];
       skips: {
         routine: string;

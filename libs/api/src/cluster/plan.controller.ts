@@ -19,6 +19,10 @@ const PlanSchema = named(
         source: z.enum(RUN_SOURCES),
         runId: z.string(),
         cancel: z.array(z.string()),
+        behind: z
+          .array(z.string())
+          .optional()
+          .describe('concurrencyPolicy buffer-one: the active runs its run waits for (it starts when they end)'),
       }),
     ),
     skips: z.array(z.object({ routine: z.string(), slot: iso, reason: z.enum(SKIP_REASONS) })),
