@@ -24,7 +24,7 @@ import type { PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
-import { refuseStaleArm, sendBackUntilSlot } from './slot-start';
+import { measuresLateness, refuseStaleArm, sendBackUntilSlot } from './slot-start';
 import type { RunMetrics } from './run-metrics';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
 
@@ -240,7 +240,7 @@ export class QueueConsumer {
     const startedAt = held || gate ? clock.now() : now;
     metrics.activeDelta(queue, 1);
     try {
-      if (job.attemptsStarted === 1 && data.scheduledFor != null) {
+      if (measuresLateness(job, data)) {
         metrics.fireLateness(queue, (startedAt - data.scheduledFor) / 1000);
         this.deps.stats.observe(data.routine, { latenessMs: startedAt - data.scheduledFor });
       }

@@ -64,3 +64,15 @@ export async function refuseStaleArm(
   log.info({ queue, run: job.id, routine: slot.routine, verdict }, 'armed run not started');
   return canceledMarker(NOT_STARTED[verdict] ?? verdict, clock.now());
 }
+
+/**
+ * Whether a run's start counts as fire lateness (its start minus its slot): once, at its first
+ * attempt, for a run with a slot — but not a buffered run (`buffer-one`), which waited for another
+ * run of its routine by design.
+ */
+export function measuresLateness(
+  job: Pick<Job, 'attemptsStarted'>,
+  data: RunJobData,
+): data is RunJobData & { scheduledFor: number } {
+  return job.attemptsStarted === 1 && data.scheduledFor != null && data.bb === undefined;
+}

@@ -96,6 +96,9 @@ describe('a buffered run starts when the active run of its routine ends (real wo
     const { active, buffered } = await bufferBehindActive('block');
     gate(active).release();
     await startsAfter(active, buffered, 'succeeded');
+    // The buffered run's wait is by design: fire lateness counts the active run only.
+    const lateness = (await w!.metrics.fireLateness.get()).values.find((v) => v.metricName?.endsWith('_count'));
+    expect(lateness?.value).toBe(1);
   });
 
   it('after it fails for good (parked)', async () => {
