@@ -13,9 +13,8 @@ export function runDuration(run: Run, now: number): string {
   return humanDuration(end - Date.parse(run.startedAt));
 }
 
-/** A buffer-one run's wait for the run that was active when it was made, for people; '' for other runs. */
+/** A buffer-one run's wait for the run that was active when it was made, for people (shown only for such runs). */
 function bufferedWait(run: Pick<Run, 'status' | 'bufferedBehind'>): string {
-  if (!run.bufferedBehind) return '';
   return run.status === 'scheduled' ? `waits for ${run.bufferedBehind} to end` : `waited for ${run.bufferedBehind}`;
 }
 
@@ -58,7 +57,7 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['worker', run.worker ?? ''],
     ['progress', run.progress === undefined ? '' : JSON.stringify(run.progress)],
     ['replayed as', run.replayedAs ?? ''],
-    ['buffered', bufferedWait(run)],
+    ...(run.bufferedBehind ? [['buffered', bufferedWait(run)] as [string, string]] : []),
     ['payload', JSON.stringify(run.payload)],
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],
