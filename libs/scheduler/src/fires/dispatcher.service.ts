@@ -281,7 +281,8 @@ export class Dispatcher {
     const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
       before.nextAttemptAt !== after.nextAttemptAt ||
-      before.disabledReason !== after.disabledReason;
+      before.disabledReason !== after.disabledReason ||
+      before.lastLaunchError !== after.lastLaunchError;
     const idle = d.ctx.idle;
     const idleBefore = idleOf(before);
     const idleChanged =
@@ -297,6 +298,8 @@ export class Dispatcher {
           consecutiveFailures: after.consecutiveFailures,
           nextAttemptAt: after.nextAttemptAt,
           disabledReason: after.disabledReason,
+          disabledAt: after.disabledAt,
+          lastLaunchError: after.lastLaunchError,
         }),
         ...(idleChanged && { idleMultiplier: idle.multiplier, idleTick: idle.tick, idleSince: idle.since }),
         ...(last && { lastRunId: last, lastFiredAt: d.now }),
