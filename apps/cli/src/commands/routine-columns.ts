@@ -21,8 +21,19 @@ export function describeTrigger(t: Trigger): string {
 
 export function routineStatus(ctx: CliContext, r: Routine): string {
   const c = ctx.colors;
+  // An active routine its launcher disabled fires nothing: said as such (the API's `status=disabled`).
+  if (r.status === 'active' && r.disabledReason) return c.status('disabled');
   if (r.status !== 'paused') return c.status(r.status);
   return c.status('paused') + (r.pause?.until ? ` (resumes ${ctx.ago(r.pause.until)})` : '');
+}
+
+/** The launcher's health in a few words: disabled, or failures in a row and the backoff's end; '' when healthy. */
+export function launcherSummary(ctx: CliContext, r: Routine): string {
+  const l = r.launcher;
+  if (r.disabledReason) return ctx.colors.red(`disabled ${ctx.ago(l.disabledAt)}`);
+  if (l.consecutiveFailures === 0) return '';
+  const failed = `${l.consecutiveFailures} failed`;
+  return ctx.colors.yellow(l.backoffUntil ? `${failed}, retry ${ctx.ago(l.backoffUntil)}` : failed);
 }
 
 export function routineColumns(ctx: CliContext): Column<Routine>[] {
@@ -32,7 +43,8 @@ export function routineColumns(ctx: CliContext): Column<Routine>[] {
     { header: 'status', value: (r) => routineStatus(ctx, r) },
     { header: 'trigger', value: (r) => describeTrigger(r.definition.trigger), shrink: true },
     { header: 'queue', value: (r) => r.definition.queue ?? '', shrink: true },
-    { header: 'next fire', value: (r) => (r.status === 'active' ? ctx.ago(r.nextFireAt) : '') },
+    { header: 'next fire', value: (r) => (r.nextFireAt ? ctx.ago(r.nextFireAt) : '') },
+    { header: 'launcher', value: (r) => launcherSummary(ctx, r), shrink: true },
     {
       header: 'last run',
       value: (r) => (r.lastRun ? `${c.status(r.lastRun.status)} ${ctx.ago(r.lastRun.at)}` : ''),

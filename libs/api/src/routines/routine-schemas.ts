@@ -33,6 +33,17 @@ export const RoutineSchema = named(
     status: z.enum(ROUTINE_STATUSES),
     /** Why the scheduler disabled it (repeated launch failures), or null. */
     disabledReason: z.string().nullable(),
+    /** The launcher's health: condition checks and launches failing in a row, backoff, the disable. */
+    launcher: z.object({
+      /** Launch failures in a row (a healthy launch or a `false` condition resets it). */
+      consecutiveFailures: z.number().int(),
+      /** No launch is attempted before this instant; null when not backing off. */
+      backoffUntil: iso.nullable(),
+      /** The newest launch failure's error while failures run; null after a healthy launch. */
+      lastError: z.string().nullable(),
+      /** When the launcher disabled the routine; null when it is not disabled. */
+      disabledAt: iso.nullable(),
+    }),
     pause: z
       .object({ at: iso, by: z.string().optional(), note: z.string().optional(), until: iso.optional() })
       .nullable(),
