@@ -1,6 +1,7 @@
 import { api, ok } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
+import { LauncherPanel } from '../components/launcher-panel';
 import { Link } from '../components/link';
 import { RoutineActions } from '../components/routine-actions';
 import { SelectorPanel } from '../components/selector-panel';
@@ -66,6 +67,8 @@ export function RoutineDetail({ name }: { name: string }) {
               overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
             </dd>
           </dl>
+
+          <LauncherPanel routine={d.routine} onChange={res.reload} />
 
           {d.routine.definition.selector && <SelectorPanel routine={d.routine} reloadKey={d} />}
 
