@@ -5,7 +5,7 @@ import { httpConditionVerdict, queueDepthVerdict } from '../policy/condition-ver
 
 function parse(condition: unknown) {
   return parseBundle({
-    queues: [{ name: 'q' }],
+    queues: [{ name: 'q' }, { name: 'exports' }],
     routines: [{ name: 'r', jobType: 'noop', queue: 'q', trigger: { kind: 'manual' }, condition }],
   });
 }
@@ -62,6 +62,9 @@ describe('a routine condition', () => {
     ]);
     expect(errorsOf({ kind: 'sql', query: 'select 1' })).toEqual([
       expect.stringMatching(/condition.*kind "sql" is not known; it is one of "http", "queue-depth"/),
+    ]);
+    expect(errorsOf({ kind: 'queue-depth', queue: 'exprots', below: 5 })).toEqual([
+      'routines[r].condition.queue: queue "exprots" is not defined; defined queues: exports, q',
     ]);
     expect(errorsOf(42)).toEqual([
       expect.stringMatching(

@@ -4,20 +4,24 @@ import { dispatcherHarness } from '../testing/dispatcher-harness';
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MIN = 60_000;
 
-function routine(condition: unknown): Routine {
-  const res = parseBundle({
-    queues: [{ name: 'default' }, { name: 'exports' }],
-    routines: [
-      {
-        name: 'gated',
-        jobType: 'noop',
-        queue: 'default',
-        trigger: { kind: 'interval', everyMs: MIN },
-        condition,
-        maxLaunchFailures: 2,
-      },
-    ],
-  });
+/** `checkQueueRefs: false` stands for a queue removed after the routine was written. */
+function routine(condition: unknown, checkQueueRefs = true): Routine {
+  const res = parseBundle(
+    {
+      queues: [{ name: 'default' }, { name: 'exports' }],
+      routines: [
+        {
+          name: 'gated',
+          jobType: 'noop',
+          queue: 'default',
+          trigger: { kind: 'interval', everyMs: MIN },
+          condition,
+          maxLaunchFailures: 2,
+        },
+      ],
+    },
+    { checkQueueRefs },
+  );
   if (!res.ok) throw new Error(res.errors.join('; '));
   return res.bundle.routines[0]!;
 }
@@ -56,8 +60,8 @@ describe('condition queue-depth (real Redis, real BullMQ)', () => {
     expect((await h.routines.getState('gated')).consecutiveFailures).toBe(0);
   });
 
-  it('counts a queue that is not defined as a launch failure, and disables after maxLaunchFailures', async () => {
-    await h.routines.upsert(routine({ kind: 'queue-depth', queue: 'nowhere', below: 3 }), 'api', T0);
+  it('counts a queue that is not defined (any more) as a launch failure, and disables after maxLaunchFailures', async () => {
+    await h.routines.upsert(routine({ kind: 'queue-depth', queue: 'nowhere', below: 3 }, false), 'api', T0);
     const first = await fireAt(1);
     expect(first!.failed).toEqual([
       {
