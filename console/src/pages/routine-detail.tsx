@@ -1,4 +1,4 @@
-import { api, ok } from '../api';
+import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
 import { LauncherPanel } from '../components/launcher-panel';
@@ -10,6 +10,16 @@ import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { triggerText } from './routines';
+
+type Condition = NonNullable<Routine['definition']['condition']>;
+
+/** The routine's condition in one line: checked when each fire fires (headers are never shown). */
+function conditionText(c: Condition): string {
+  if (typeof c === 'string') return `${c} (@Condition in the scheduler)`;
+  return c.kind === 'http'
+    ? `http GET ${c.url}: runs on {"run": true}`
+    : `while ${c.queue} has fewer than ${c.below} waiting`;
+}
 
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
 
@@ -48,6 +58,12 @@ export function RoutineDetail({ name }: { name: string }) {
             </dd>
             <dt>trigger</dt>
             <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            {d.routine.definition.condition !== undefined && (
+              <>
+                <dt>condition</dt>
+                <dd>{conditionText(d.routine.definition.condition)}</dd>
+              </>
+            )}
             <dt>job</dt>
             <dd>
               {d.routine.definition.jobType} on{' '}

@@ -1113,7 +1113,24 @@ export interface components {
       startingDeadlineMs?: number;
       /** @default 60000 */
       misfireGraceMs: number;
-      condition?: string;
+      condition?:
+        | string
+        | (
+            | {
+                /** @constant */
+                kind: 'http';
+                url: string;
+                headers?: {
+                  [key: string]: string;
+                };
+              }
+            | {
+                /** @constant */
+                kind: 'queue-depth';
+                queue: string;
+                below: number;
+              }
+          );
       /** @default 10000 */
       conditionTimeoutMs: number;
       /** @default 5 */
@@ -1392,6 +1409,8 @@ export interface components {
          */
         status?: 'active' | 'paused' | 'archived';
         queue?: string;
+        /** @description The routine's condition in one line (`http GET <url>`, `queue-depth <queue> < <n>` or a @Condition name): evaluated when each fire fires, never by a what-if; the fires listed are subject to it */
+        condition?: string;
         /** @description Slots between the stored cursor and `at` that would fire, oldest first */
         fires: {
           /** Format: date-time */
@@ -3177,7 +3196,24 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */
@@ -3460,7 +3496,24 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */

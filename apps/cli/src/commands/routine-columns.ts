@@ -5,6 +5,7 @@ import type { Column } from '../output/table';
 
 export type Routine = components['schemas']['Routine'];
 type Trigger = components['schemas']['RoutineDefinition']['trigger'];
+type Condition = NonNullable<components['schemas']['RoutineDefinition']['condition']>;
 
 export function describeTrigger(t: Trigger): string {
   switch (t.kind) {
@@ -17,6 +18,12 @@ export function describeTrigger(t: Trigger): string {
     default:
       return 'manual';
   }
+}
+
+/** A routine's condition in one line, as the api's what-if names it (headers are never shown). */
+export function describeCondition(c: Condition): string {
+  if (typeof c === 'string') return `${c} (@Condition)`;
+  return c.kind === 'http' ? `http GET ${c.url}` : `queue-depth ${c.queue} < ${c.below}`;
 }
 
 export function routineStatus(ctx: CliContext, r: Routine): string {

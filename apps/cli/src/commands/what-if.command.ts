@@ -70,6 +70,19 @@ export function renderWhatIf(ctx: CliContext, w: WhatIf): string {
         ctx.width,
       ),
     );
+  const gated = w.routines.filter((r) => r.condition !== undefined);
+  if (gated.length)
+    section(
+      'conditions (evaluated when each fire fires; a what-if calls none)',
+      renderTable(
+        [
+          { header: 'routine', value: (r: Entry) => r.routine, shrink: true },
+          { header: 'condition', value: (r) => r.condition ?? '', shrink: true },
+        ],
+        gated,
+        ctx.width,
+      ),
+    );
   const q = w.queues;
   const list = (xs: string[]) => (xs.length ? xs.join(', ') : '-');
   out.push(

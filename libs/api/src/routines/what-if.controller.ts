@@ -40,6 +40,13 @@ const WhatIfSchema = named(
         change: z.enum(WHAT_IF_CHANGES),
         status: z.enum(ROUTINE_STATUSES).optional().describe('As the apply would leave it'),
         queue: z.string().optional(),
+        condition: z
+          .string()
+          .optional()
+          .describe(
+            "The routine's condition in one line (`http GET <url>`, `queue-depth <queue> < <n>` or a @Condition name): " +
+              'evaluated when each fire fires, never by a what-if; the fires listed are subject to it',
+          ),
         fires: z
           .array(
             z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conditionSchema } from './condition.schema';
 import { labelsSchema } from './labels.schema';
 import {
   boundedString,
@@ -59,8 +60,11 @@ export function routineSchema(opts?: ValidationOptions) {
      * `catchUpPolicy`. At most an hour.
      */
     misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
-    /** Name of a registered condition check run before enqueueing. */
-    condition: boundedString(MAX_HOOK_NAME_LENGTH).min(1).optional(),
+    /**
+     * Checked before enqueueing: the name of a registered `@Condition`, or a built-in kind as data
+     * (`{kind: http, url, headers?}`, `{kind: queue-depth, queue, below}`).
+     */
+    condition: conditionSchema.optional(),
     /**
      * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
      * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).

@@ -1,3 +1,4 @@
+import { describeCondition } from '../model/condition.schema';
 import type { Routine } from '../model/routine.schema';
 import type { SkipReason } from '../policy/skip-reason';
 import type { RunSource } from '../run/run-status';
@@ -49,6 +50,12 @@ export interface WhatIfRoutine {
   /** The status the apply would leave (a pause or an archive someone made survives the file). */
   status?: Routine['status'];
   queue?: string;
+  /**
+   * The routine's condition in one line (`describeCondition`): its fires run only if it holds when
+   * they fire. A what-if evaluates no condition — it calls no URL and reads no queue — so the fires
+   * it lists are those the schedule, catch-up, overlap and launcher allow, each subject to it.
+   */
+  condition?: string;
   /** Slots between the cursor and the instant that would fire, oldest first (at most `slots`). */
   fires: WhatIfFire[];
   /** Slots that would be recorded as skipped, with the reason, oldest first (at most `slots`). */
@@ -115,6 +122,7 @@ export function whatIf(at: number, input: WhatIfInput): WhatIfResult {
       change,
       status: def.status,
       queue: def.queue,
+      ...(def.condition !== undefined && { condition: describeCondition(def.condition) }),
       fires: fires.slice(0, slots),
       skips: skips.slice(0, slots),
       waiting,
