@@ -832,6 +832,11 @@ export interface components {
         source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
         runId: string;
         cancel: string[];
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       skips: {
         routine: string;
@@ -875,6 +880,11 @@ export interface components {
         routine: string;
         /** Format: date-time */
         at: string;
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
@@ -1093,6 +1103,8 @@ export interface components {
       startingDeadlineMs?: number;
       /** @default 60000 */
       misfireGraceMs: number;
+      /** @default 0 */
+      jitterMs: number;
       condition?: string;
       /** @default 10000 */
       conditionTimeoutMs: number;
@@ -1201,6 +1213,11 @@ export interface components {
         local: string;
         /** @enum {string} */
         dst?: 'gap' | 'overlap';
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
     };
     RoutineStats: {
@@ -1374,6 +1391,11 @@ export interface components {
           source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
           runId: string;
           cancel: string[];
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
           /** @description Leased at once; otherwise `waits` says why not */
           starts: boolean;
           waits?: {
@@ -1410,6 +1432,11 @@ export interface components {
           local: string;
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
         }[];
         /** @description Not listed (over `slots`) */
         more: {
@@ -3151,6 +3178,8 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
+          /** @default 0 */
+          jitterMs?: number;
           condition?: string;
           /** @default 10000 */
           conditionTimeoutMs?: number;
@@ -3434,6 +3463,8 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
+          /** @default 0 */
+          jitterMs?: number;
           condition?: string;
           /** @default 10000 */
           conditionTimeoutMs?: number;
