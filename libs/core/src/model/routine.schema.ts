@@ -68,7 +68,7 @@ export function routineSchema(opts?: ValidationOptions) {
     jitterMs: z
       .number()
       .int()
-      .nonnegative()
+      .nonnegative({ error: (i) => `jitterMs ${String(i.input)} is negative; use jitterMs in [0, ${MAX_JITTER_MS}]` })
       .max(MAX_JITTER_MS, {
         error: (i) => `jitterMs ${String(i.input)} is over the limit of ${MAX_JITTER_MS} ms (an hour)`,
       })
