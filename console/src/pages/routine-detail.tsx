@@ -197,6 +197,12 @@ export function RoutineDetail({ name }: { name: string }) {
                       DST {p.dst}
                     </span>
                   )}
+                  {p.start && (
+                    <span class="muted" title="jitterMs: the run starts this long after its slot">
+                      {' '}
+                      starts <Time iso={p.start} />
+                    </span>
+                  )}
                 </li>
               ))}
             </ol>

@@ -852,6 +852,11 @@ export interface components {
         source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
         runId: string;
         cancel: string[];
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       skips: {
         routine: string;
@@ -895,6 +900,11 @@ export interface components {
         routine: string;
         /** Format: date-time */
         at: string;
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
@@ -1113,6 +1123,8 @@ export interface components {
       startingDeadlineMs?: number;
       /** @default 60000 */
       misfireGraceMs: number;
+      /** @default 0 */
+      jitterMs: number;
       condition?:
         | string
         | (
@@ -1244,6 +1256,11 @@ export interface components {
         local: string;
         /** @enum {string} */
         dst?: 'gap' | 'overlap';
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
     };
     RoutineStats: {
@@ -1419,6 +1436,11 @@ export interface components {
           source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
           runId: string;
           cancel: string[];
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
           /** @description Leased at once; otherwise `waits` says why not */
           starts: boolean;
           waits?: {
@@ -1455,6 +1477,11 @@ export interface components {
           local: string;
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
         }[];
         /** @description Not listed (over `slots`) */
         more: {
@@ -3196,6 +3223,8 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
+          /** @default 0 */
+          jitterMs?: number;
           condition?:
             | string
             | (
@@ -3496,6 +3525,8 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
+          /** @default 0 */
+          jitterMs?: number;
           condition?:
             | string
             | (

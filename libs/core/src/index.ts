@@ -41,6 +41,7 @@ export * from './errors/invalid-payload.error';
 export * from './stats/run-stats';
 export * from './policy/backfill.policy';
 export * from './schedule/fire-preview';
+export * from './schedule/jitter';
 export * from './model/unknown-field';
 export * from './model/routine-record';
 export * from './model/routine-validation';

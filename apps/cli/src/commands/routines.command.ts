@@ -331,6 +331,10 @@ Examples:
               { header: 'local', value: (i) => i.local },
               { header: 'in', value: (i) => ctx.ago(i.at) },
               { header: 'dst', value: (i) => i.dst ?? '' },
+              // A jittered routine's run starts after its slot (jitterMs).
+              ...(p.items.some((i) => i.start)
+                ? [{ header: 'starts (utc)', value: (i: (typeof p.items)[number]) => i.start ?? i.at }]
+                : []),
             ],
             p.items,
             ctx.width,

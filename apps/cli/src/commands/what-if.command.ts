@@ -50,6 +50,9 @@ export function renderWhatIf(ctx: CliContext, w: WhatIf): string {
           { header: 'routine', value: (f: (typeof fires)[number]) => f.routine, shrink: true },
           { header: 'slot', value: (f) => formatInstant(f.slot) },
           { header: 'source', value: (f) => f.source },
+          ...(fires.some((f) => f.start)
+            ? [{ header: 'planned start', value: (f: (typeof fires)[number]) => formatInstant(f.start ?? f.slot) }]
+            : []),
           { header: 'starts', value: (f) => (f.starts ? 'now' : f.waits ? c.yellow(why(f.waits)) : 'waits') },
         ],
         fires,

@@ -5,6 +5,7 @@ import {
   parseStatsWindow,
   percentilesOf,
   previewFires,
+  withPlannedStarts,
   RUN_STATUSES,
   STATS_STATUSES,
   successRatio,
@@ -95,10 +96,11 @@ export class RoutineInsightsController {
       routine: rec.def.name,
       tz: trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC',
       paused: rec.def.status !== 'active',
-      items: previewFires(trigger, from, query.count).map((f) => ({
+      items: withPlannedStarts(previewFires(trigger, from, query.count), rec.def).map((f) => ({
         at: isoOf(f.at),
         local: f.local,
         ...(f.dst && { dst: f.dst }),
+        ...(f.start !== undefined && { start: isoOf(f.start) }),
       })),
     };
   }

@@ -79,6 +79,7 @@ export const PreviewSchema = named(
         at: iso,
         local: z.string().describe('local time with its UTC offset'),
         dst: z.enum(['gap', 'overlap']).optional(),
+        start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
       }),
     ),
   }),

@@ -54,6 +54,7 @@ const WhatIfSchema = named(
               source: z.enum(RUN_SOURCES),
               runId: z.string(),
               cancel: names,
+              start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
               starts: z.boolean().describe('Leased at once; otherwise `waits` says why not'),
               waits: wait.optional(),
             }),
@@ -61,7 +62,14 @@ const WhatIfSchema = named(
           .describe('Slots between the stored cursor and `at` that would fire, oldest first'),
         skips: z.array(z.object({ slot: iso, reason: z.enum(SKIP_REASONS) })),
         waiting: z.array(wait).describe('Why the routine fires nothing now'),
-        next: z.array(z.object({ at: iso, local: z.string(), dst: z.enum(['gap', 'overlap']).optional() })),
+        next: z.array(
+          z.object({
+            at: iso,
+            local: z.string(),
+            dst: z.enum(['gap', 'overlap']).optional(),
+            start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
+          }),
+        ),
         more: z.object({ fires: z.number().int(), skips: z.number().int() }).describe('Not listed (over `slots`)'),
       }),
     ),
@@ -123,14 +131,19 @@ export function whatIfAnswer(w: WhatIfAnswer): z.output<typeof WhatIfSchema> {
     now: isoOf(w.now),
     routines: w.routines.map((r) => ({
       ...r,
-      fires: r.fires.map(({ slot, waits, ...f }) => ({
+      fires: r.fires.map(({ slot, waits, start, ...f }) => ({
         ...f,
         slot: isoOf(slot),
+        ...(start !== undefined && { start: isoOf(start) }),
         ...(waits && { waits: waitOf(waits) }),
       })),
       skips: r.skips.map((s) => ({ ...s, slot: isoOf(s.slot) })),
       waiting: r.waiting.map(waitOf),
-      next: r.next.map((n) => ({ ...n, at: isoOf(n.at) })),
+      next: r.next.map(({ start, ...n }) => ({
+        ...n,
+        at: isoOf(n.at),
+        ...(start !== undefined && { start: isoOf(start) }),
+      })),
     })),
     queues: w.queues,
     truncated: w.truncated,

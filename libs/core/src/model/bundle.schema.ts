@@ -3,6 +3,7 @@ import { bytesText, jsonBytes, MAX_ROUTINE_BYTES } from './limits';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
 import { droverIssueWords } from './issue-words';
+import { jitterProblem } from '../schedule/jitter';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
@@ -146,6 +147,8 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   for (const r of bundle.routines) {
     const message = routineSizeProblem(r);
     if (message) issues.push({ path: `routines[${r.name}]`, message });
+    const jitter = jitterProblem(r.jitterMs, r.trigger);
+    if (jitter) issues.push({ path: `routines[${r.name}].jitterMs`, message: jitter });
   }
   issues.push(
     ...crossIssues(

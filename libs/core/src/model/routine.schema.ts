@@ -16,6 +16,7 @@ import { ROUTINE_STATUSES } from './routine-status';
 import { checkPayload } from './payload.policy';
 import { triggerSchema } from './trigger.schema';
 import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
+import { MAX_JITTER_MS } from '../schedule/jitter';
 import type { ValidationOptions } from './validation-options';
 
 /** `low|medium|high` or an integer in [-1000, 1000]; higher runs first (see `priorityValue`). */
@@ -60,6 +61,19 @@ export function routineSchema(opts?: ValidationOptions) {
      * `catchUpPolicy`. At most an hour.
      */
     misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
+    /**
+     * Spreads the routine's runs: each slot's run starts a fixed offset in [0, jitterMs) after the
+     * slot, the same on every replica (see `plannedStart`). At most an hour and at most the
+     * trigger's smallest gap between slots (checked by `parseBundle`).
+     */
+    jitterMs: z
+      .number()
+      .int()
+      .nonnegative({ error: (i) => `jitterMs ${String(i.input)} is negative; use jitterMs in [0, ${MAX_JITTER_MS}]` })
+      .max(MAX_JITTER_MS, {
+        error: (i) => `jitterMs ${String(i.input)} is over the limit of ${MAX_JITTER_MS} ms (an hour)`,
+      })
+      .default(0),
     /**
      * Checked before enqueueing: the name of a registered `@Condition`, or a built-in kind as data
      * (`{kind: http, url, headers?}`, `{kind: queue-depth, queue, below}`).

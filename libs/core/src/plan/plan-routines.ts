@@ -3,6 +3,7 @@ import { launchBlocker } from '../policy/launcher.policy';
 import { decideOverlap } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
 import type { Run } from '../run/run.schema';
+import { plannedStart } from '../schedule/jitter';
 import { nextFire } from '../schedule/next-fire';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
@@ -23,7 +24,11 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     return;
   }
   const next = nextFire(routine.trigger, now);
-  if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
+  const startOf = (slot: number) => plannedStart(routine, slot);
+  if (next !== undefined) {
+    const start = startOf(next);
+    out.upcoming.push({ routine: routine.name, at: next, ...(start > next && { start }) });
+  }
   const blocker = launchBlocker(rs.launcher, now);
   if (blocker) {
     out.waiting.push({ subject, ...blocker });
@@ -37,6 +42,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     maxCatchUp: routine.maxCatchUp,
     ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
     misfireGraceMs: routine.misfireGraceMs,
+    startOf,
   });
   const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
   const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
@@ -52,7 +58,16 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
       continue;
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
-    out.fires.push({ routine: routine.name, queue: routine.queue, slot: f.slot, source: f.source, runId, cancel });
+    const start = startOf(f.slot);
+    out.fires.push({
+      routine: routine.name,
+      queue: routine.queue,
+      slot: f.slot,
+      source: f.source,
+      runId,
+      cancel,
+      ...(start > f.slot && { start }),
+    });
     if (cancel.length > 0) runs.splice(0, runs.length);
     runs.push({ id: runId, status: 'queued' });
   }

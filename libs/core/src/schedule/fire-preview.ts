@@ -1,6 +1,7 @@
 import type { Trigger } from '../model/trigger.schema';
 import { fromWallMs, toWallMs, zoneOffsetMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
+import { plannedStart } from './jitter';
 import { preview } from './next-fire';
 
 /**
@@ -16,6 +17,8 @@ export interface PreviewFire {
   /** The fire's local time in the trigger's zone, ISO 8601 with its offset. */
   local: string;
   dst?: DstShift;
+  /** When its run is planned to start, if later than the slot (the routine's `jitterMs`; see `plannedStart`). */
+  start?: number;
 }
 
 const pad = (n: number) => String(Math.abs(n)).padStart(2, '0');
@@ -46,5 +49,13 @@ export function previewFires(trigger: Trigger, fromMs: number, n: number): Previ
   return preview({ trigger }, fromMs, n).map((at) => {
     const dst = dstShiftOf(trigger, at);
     return { at, local: localIso(at, tz), ...(dst && { dst }) };
+  });
+}
+
+/** `fires` of routine `def` with the planned start of each jittered one (the slot stays `at`). Pure. */
+export function withPlannedStarts(fires: PreviewFire[], def: { name: string; jitterMs?: number }): PreviewFire[] {
+  return fires.map((f) => {
+    const start = plannedStart(def, f.at);
+    return start > f.at ? { ...f, start } : f;
   });
 }

@@ -5,6 +5,7 @@ import {
   catchUpOne,
   initialIdle,
   nextFire,
+  plannedStart,
   type IdleState,
   type Routine,
   type RoutineRecord,
@@ -117,6 +118,8 @@ export class Dispatcher {
       policy: d.def.catchUpPolicy,
       misfireGraceMs: d.def.misfireGraceMs,
       ...(d.def.startingDeadlineMs !== undefined && { startingDeadlineMs: d.def.startingDeadlineMs }),
+      // Lateness counts from each slot's planned start: a jittered run is not late for its jitter.
+      startOf: (slot: number) => plannedStart(d.def, slot),
     };
     if (request.refireOf !== undefined) {
       const one = catchUpOne(request.slot, { ...policy, now: Math.max(now, request.slot) });
@@ -177,7 +180,12 @@ export class Dispatcher {
       case 'claimed':
         d.ctx.launcher = decided.launcher;
         d.ctx.idle = decided.idle;
-        await this.applier.apply(d.def, { slot: s.slot, rev: outcome.rev, now: d.now }, decided.decision, d.result);
+        await this.applier.apply(
+          d.def,
+          { slot: s.slot, rev: outcome.rev, now: d.now, start: plannedStart(d.def, s.slot) },
+          decided.decision,
+          d.result,
+        );
         await this.claims.finish(d.def.name, s.slot, outcome.value, d.now);
         return;
       case 'taken':
@@ -228,10 +236,11 @@ export class Dispatcher {
       slot,
       rev: claim.rev,
       now: d.now,
+      start: plannedStart(d.def, slot),
       ...(armed && !abandoned && { armedVersion: armedFor, leadMs: this.opts.armLeadMs }),
     };
     await this.applier.apply(d.def, target, decision, d.result);
-    await this.claims.finish(d.def.name, slot, claim.raw, d.now);
+    await this.claims.finish(d.def.name, slot, claim.raw, d.now, target.start);
   }
 
   /**
@@ -263,9 +272,10 @@ export class Dispatcher {
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'taken') await this.complete(d, slot, outcome.claim);
       if (outcome.kind !== 'claimed') continue;
-      const target = { slot, rev: outcome.rev, now, armedVersion: record.version, leadMs: this.opts.armLeadMs };
+      const start = plannedStart(def, slot);
+      const target = { slot, rev: outcome.rev, now, start, armedVersion: record.version, leadMs: this.opts.armLeadMs };
       await this.applier.apply(def, target, decision, d.result);
-      await this.claims.finish(def.name, slot, outcome.value, now);
+      await this.claims.finish(def.name, slot, outcome.value, now, start);
       armed.push(entry);
     }
     if (armed.length === 0) return;

@@ -21,6 +21,8 @@ export interface SlotTarget {
   rev: number;
   now: number;
   armedVersion?: number;
+  /** When the run is planned to start (core's `plannedStart`: the slot plus its jitter); default the slot. */
+  start?: number;
   /** For an armed run: how long before its slot it is released to the workers, which start it at the slot. */
   leadMs?: number;
 }
@@ -88,15 +90,18 @@ export class SlotApplier {
     source: 'schedule' | 'catch-up',
     key?: string,
   ): NewRunRequest {
+    const start = Math.max(t.slot, t.start ?? t.slot);
     return runOfRoutine(def, {
       id,
       source,
       scheduledFor: t.slot,
+      ...(start > t.slot && { startAt: start }),
       createdBy: 'scheduler',
       ...(key !== undefined && { key }),
-      // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then, or
-      // (armed, with a lead) until shortly before, and the worker that takes it holds it until then.
-      delayMs: Math.max(0, t.slot - (t.leadMs ?? 0) - t.now),
+      // Never before its planned start (its slot, or the slot plus its jitter), whatever the order
+      // fires arrive in: BullMQ holds it until then, or (armed, with a lead) until shortly before,
+      // and the worker that takes it holds it until then.
+      delayMs: Math.max(0, start - (t.leadMs ?? 0) - t.now),
       dedup: slotDedup(id, t.slot, t.now),
       ...(t.armedVersion !== undefined && { armedVersion: t.armedVersion }),
     });

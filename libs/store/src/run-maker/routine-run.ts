@@ -9,6 +9,8 @@ export interface RoutineRunSpec {
   source: Exclude<RunSource, 'api'>;
   /** The slot (epoch ms), or the request time of a manual run. */
   scheduledFor: number;
+  /** A jittered slot's planned start, when later than the slot (core's `plannedStart`). */
+  startAt?: number;
   createdBy: string;
   /** Default: the routine's own payload. */
   payload?: unknown;
@@ -33,6 +35,7 @@ export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
     queue: def.queue,
     source: spec.source,
     scheduledFor: spec.scheduledFor,
+    ...(spec.startAt !== undefined && { startAt: spec.startAt }),
     payload: spec.key === undefined ? base : { ...(base as object), key: spec.key },
     ...(spec.key !== undefined && { key: spec.key }),
     priority: priorityValue(def.priority),

@@ -13,6 +13,8 @@ export interface RunJobData {
   source?: RunSource;
   /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
   scheduledFor?: number | null;
+  /** A jittered slot's planned start (epoch ms, after `scheduledFor`): nothing starts the run before it. */
+  startAt?: number;
   /** The producer's name, in full: runs written before producer codes, and until a producer has its code. */
   createdBy?: string;
   /** The producer's short code (see ProducerCodes); readers show its name. */
@@ -67,6 +69,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'routine',
   'source',
   'scheduledFor',
+  'startAt',
   'createdBy',
   'by',
   'replayOf',

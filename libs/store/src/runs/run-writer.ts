@@ -30,6 +30,8 @@ export interface NewRun {
   queue: string;
   source: RunSource;
   scheduledFor: number | null;
+  /** A jittered slot's planned start (after `scheduledFor`): the run waits for it (BullMQ's delay, then the worker). */
+  startAt?: number;
   payload: unknown;
   /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
   priority?: number;
@@ -168,6 +170,7 @@ export class RunWriter {
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
+    if (run.startAt !== undefined) data.startAt = run.startAt;
     if (run.createdBy) {
       // The producer's short code once this process has it; the name in full until then.
       const by = this.producers.codeOf(run.createdBy);
