@@ -22,7 +22,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
     return;
   }
-  const next = nextFire(routine.trigger, now);
+  const next = nextFire(routine, now);
   if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
   const blocker = launchBlocker(rs.launcher, now);
   if (blocker) {
@@ -30,7 +30,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     return;
   }
   const cu = catchUp({
-    trigger: routine.trigger,
+    trigger: routine,
     lastSlot: rs.lastSlot,
     now,
     policy: routine.catchUpPolicy,
