@@ -8,7 +8,7 @@ import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
-import { triggerText } from './routines';
+import { triggerList } from './routines';
 
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
 
@@ -45,8 +45,12 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.routine.pause?.note && <> “{d.routine.pause.note}”</>}
               {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
             </dd>
-            <dt>trigger</dt>
-            <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            {triggerList(d.routine.definition).map((t) => (
+              <>
+                <dt>{t.label === undefined ? 'trigger' : `trigger ${t.label}`}</dt>
+                <dd>{t.text}</dd>
+              </>
+            ))}
             <dt>job</dt>
             <dd>
               {d.routine.definition.jobType} on{' '}

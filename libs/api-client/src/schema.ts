@@ -919,6 +919,8 @@ export interface components {
       replayOf?: string;
       replayedAs?: string;
       key?: string;
+      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
+      trigger?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1052,7 +1054,7 @@ export interface components {
       name: string;
       jobType: string;
       queue: string;
-      trigger:
+      trigger?:
         | {
             /** @constant */
             kind: 'cron';
@@ -1074,6 +1076,22 @@ export interface components {
             /** @constant */
             kind: 'manual';
           };
+      triggers?: (
+        | {
+            /** @constant */
+            kind: 'cron';
+            cron: string;
+            tz?: string;
+            name?: string;
+          }
+        | {
+            /** @constant */
+            kind: 'interval';
+            everyMs: number;
+            offsetMs?: number;
+            name?: string;
+          }
+      )[];
       /** @default {} */
       payload: unknown;
       /** @default medium */
@@ -1197,6 +1215,8 @@ export interface components {
       items: {
         /** Format: date-time */
         at: string;
+        /** @description For a routine with a `triggers` list: the trigger this fire is attributed to (its name, else its index) */
+        trigger?: string;
         /** @description local time with its UTC offset */
         local: string;
         /** @enum {string} */
@@ -1323,6 +1343,8 @@ export interface components {
         slot: string;
         /** @enum {string} */
         fate: 'ran' | 'skipped' | 'superseded' | 'due' | 'not-yet-due' | 'no-record';
+        /** @description For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed. */
+        trigger?: string;
         onSchedule: boolean;
         recorded: boolean;
         /** @enum {string} */
@@ -3110,7 +3132,7 @@ export interface operations {
           name: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3132,6 +3154,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3393,7 +3431,7 @@ export interface operations {
           name?: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3415,6 +3453,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */

@@ -4,7 +4,8 @@ import { humanDuration } from '../output/time';
 import type { Column } from '../output/table';
 
 export type Routine = components['schemas']['Routine'];
-type Trigger = components['schemas']['RoutineDefinition']['trigger'];
+type Definition = components['schemas']['RoutineDefinition'];
+type Trigger = NonNullable<Definition['trigger']> | NonNullable<Definition['triggers']>[number];
 
 export function describeTrigger(t: Trigger): string {
   switch (t.kind) {
@@ -19,6 +20,22 @@ export function describeTrigger(t: Trigger): string {
   }
 }
 
+/**
+ * Every trigger of a routine with what its slots are attributed to (`[label, text]`): one unlabelled
+ * entry for a single `trigger`; for a `triggers` list each trigger's name, else its index.
+ */
+export function describeTriggers(d: Definition): [label: string | undefined, text: string][] {
+  if (d.triggers) return d.triggers.map((t, i) => [t.name ?? String(i), describeTrigger(t)]);
+  return d.trigger ? [[undefined, describeTrigger(d.trigger)]] : [];
+}
+
+/** One line for a table cell: the trigger, or the list's triggers joined by ` + `. */
+export function describeSchedule(d: Definition): string {
+  return describeTriggers(d)
+    .map(([label, text]) => (label === undefined ? text : `${label}: ${text}`))
+    .join(' + ');
+}
+
 export function routineStatus(ctx: CliContext, r: Routine): string {
   const c = ctx.colors;
   if (r.status !== 'paused') return c.status(r.status);
@@ -30,7 +47,7 @@ export function routineColumns(ctx: CliContext): Column<Routine>[] {
   return [
     { header: 'name', value: (r) => r.name, shrink: true },
     { header: 'status', value: (r) => routineStatus(ctx, r) },
-    { header: 'trigger', value: (r) => describeTrigger(r.definition.trigger), shrink: true },
+    { header: 'trigger', value: (r) => describeSchedule(r.definition), shrink: true },
     { header: 'queue', value: (r) => r.definition.queue ?? '', shrink: true },
     { header: 'next fire', value: (r) => (r.status === 'active' ? ctx.ago(r.nextFireAt) : '') },
     {

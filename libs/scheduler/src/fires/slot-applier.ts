@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { slotSkipReason, type Routine } from '@drover/core';
+import { slotSkipReason, slotTrigger, type Routine } from '@drover/core';
 import { DroverMetrics } from '@drover/metrics';
 import { newRunId, runOfRoutine, slotDedup, type SlotDecision } from '@drover/store';
 import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
@@ -40,6 +40,9 @@ export class SlotApplier {
 
   async apply(def: Routine, target: SlotTarget, d: SlotDecision, result: DispatchResult): Promise<void> {
     const id = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev });
+    // Which of a `triggers` list the slot came from, recorded on its run or skipped record.
+    const trigger = def.triggers ? slotTrigger(def, target.slot) : undefined;
+    const attributed = trigger !== undefined ? { trigger } : {};
     if (d.kind === 'skip') {
       const { created } = await this.runs.recordSkipped({
         id,
@@ -49,6 +52,7 @@ export class SlotApplier {
         source: d.source,
         scheduledFor: target.slot,
         reason: d.reason,
+        ...attributed,
       });
       if (!created) return;
       const reason = slotSkipReason(d.reason);
@@ -66,9 +70,9 @@ export class SlotApplier {
     const runs = d.keys?.length
       ? d.keys.map((key, keyIndex) => {
           const keyId = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev, keyIndex });
-          return this.runFor(def, keyId, target, d.source, key);
+          return this.runFor(def, keyId, target, d.source, key, trigger);
         })
-      : [this.runFor(def, id, target, d.source)];
+      : [this.runFor(def, id, target, d.source, undefined, trigger)];
     let counted = false;
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
@@ -87,6 +91,7 @@ export class SlotApplier {
     t: SlotTarget,
     source: 'schedule' | 'catch-up',
     key?: string,
+    trigger?: string,
   ): NewRunRequest {
     return runOfRoutine(def, {
       id,
@@ -94,6 +99,7 @@ export class SlotApplier {
       scheduledFor: t.slot,
       createdBy: 'scheduler',
       ...(key !== undefined && { key }),
+      ...(trigger !== undefined && { trigger }),
       // Never before its slot, whatever the order fires arrive in: BullMQ holds it until then, or
       // (armed, with a lead) until shortly before, and the worker that takes it holds it until then.
       delayMs: Math.max(0, t.slot - (t.leadMs ?? 0) - t.now),

@@ -51,6 +51,8 @@ export interface NewRun {
   dedup?: { id: string; ttlMs?: number };
   /** A selector routine's candidate key (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /**
@@ -91,6 +93,8 @@ export interface SkippedRun {
   source: RunSource;
   scheduledFor: number | null;
   reason: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
 }
 
 /** Above this many existence checks a pipeline is cheaper than separate commands (ioredis builds one per call). */
@@ -179,6 +183,7 @@ export class RunWriter {
     if (run.backoff) data.backoff = run.backoff;
     if (run.armedVersion !== undefined) data.av = run.armedVersion;
     if (run.key !== undefined) data.key = run.key;
+    if (run.trigger !== undefined) data.trigger = run.trigger;
     return data;
   }
 
@@ -329,6 +334,7 @@ export class RunWriter {
       scheduledFor: s.scheduledFor,
       status: 'skipped',
       reason: s.reason,
+      ...(s.trigger !== undefined && { trigger: s.trigger }),
       attempt: 0,
       maxAttempts: (await this.policy(s.queue))?.maxAttempts ?? 1,
       createdAt: now,
