@@ -4,7 +4,7 @@ import { parseIsoInstant } from './iso-instant';
 import { isValidTimeZone } from '../time/time-zone';
 import { boundedString as bounded, MAX_CRON_LENGTH, MAX_INSTANT_LENGTH, MAX_TZ_LENGTH } from './limits';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
-import { mergedMinGapMs } from '../schedule/merged-gap';
+import { mergedGapBelow } from '../schedule/merged-gap';
 
 const positiveInt = z.number().int().positive();
 
@@ -126,7 +126,7 @@ export function triggerSchema(opts?: ValidationOptions) {
 /**
  * Build the schema of a routine's `triggers` list: 2 to 8 recurring triggers, each checked as a
  * single trigger is, names unique, and the merged stream held to the same floor (two distinct
- * slots of different triggers closer than it are refused; see `mergedMinGapMs`).
+ * slots of different triggers closer than it are refused; see `mergedGapBelow`).
  */
 export function triggersSchema(opts?: ValidationOptions) {
   const { minFireIntervalMs: floor } = resolveValidationOptions(opts);
@@ -154,8 +154,8 @@ export function triggersSchema(opts?: ValidationOptions) {
           ? t.everyMs >= floor && (t.offsetMs ?? 0) < t.everyMs
           : t.cron.length <= MAX_CRON_LENGTH && checkCron(t.cron).ok && (t.tz === undefined || isValidTimeZone(t.tz));
       if (!list.every(sound)) return;
-      const gap = mergedMinGapMs(list);
-      if (gap !== undefined && gap < floor) {
+      const gap = mergedGapBelow(list, floor);
+      if (gap !== undefined) {
         ctx.addIssue({
           code: 'custom',
           path: [],

@@ -75,6 +75,16 @@ describe('a routine’s triggers list', () => {
         ],
       }),
     ).toEqual([]);
+    // Cron slots lie on whole seconds: an interval off that grid comes closer than 1 s to them.
+    const everyMinute = { kind: 'cron', cron: '* * * * *' };
+    expect(
+      errorsOf({ ...base, triggers: [everyMinute, { kind: 'interval', everyMs: 60_000, offsetMs: 300 }] }),
+    ).toEqual([
+      'routines[office].triggers: two triggers fire 300 ms apart; the floor is one fire per 1 s (slots at the same instant are one)',
+    ]);
+    expect(
+      errorsOf({ ...base, triggers: [everyMinute, { kind: 'interval', everyMs: 60_000, offsetMs: 1000 }] }),
+    ).toEqual([]);
     // A cron trigger is checked against the others over a sample of the merged stream.
     const cron = { kind: 'cron', cron: '*/5 * * * * *' };
     expect(

@@ -85,7 +85,7 @@ export interface EnqueueResult {
   existing?: string;
 }
 
-export interface SkippedRun {
+export interface SkippedRun extends Pick<NewRun, 'trigger'> {
   id: string;
   routine: string | null;
   jobType: string;
@@ -93,8 +93,6 @@ export interface SkippedRun {
   source: RunSource;
   scheduledFor: number | null;
   reason: string;
-  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
-  trigger?: string;
 }
 
 /** Above this many existence checks a pipeline is cheaper than separate commands (ioredis builds one per call). */
