@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { api, ok } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
@@ -46,10 +47,10 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
             </dd>
             {triggerList(d.routine.definition).map((t) => (
-              <>
+              <Fragment key={t.label ?? 'trigger'}>
                 <dt>{t.label === undefined ? 'trigger' : `trigger ${t.label}`}</dt>
                 <dd>{t.text}</dd>
-              </>
+              </Fragment>
             ))}
             <dt>job</dt>
             <dd>
@@ -171,11 +172,19 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.preview.items.map((p) => (
                 <li key={p.at}>
                   {when(p.at)} <Time iso={p.at} />
-                  {d.preview.tz !== 'UTC' && (
+                  {p.trigger !== undefined ? (
+                    // Several triggers: each fire in its own trigger's zone (the offset says which).
                     <span class="muted">
                       {' '}
-                      ({p.local.slice(11, 16)} in {d.preview.tz})
+                      ({p.local.slice(11, 16)} {p.local.slice(23)}, trigger {p.trigger})
                     </span>
+                  ) : (
+                    d.preview.tz !== 'UTC' && (
+                      <span class="muted">
+                        {' '}
+                        ({p.local.slice(11, 16)} in {d.preview.tz})
+                      </span>
+                    )
                   )}
                   {p.dst && (
                     <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
