@@ -1054,6 +1054,7 @@ export interface components {
       name: string;
       jobType: string;
       queue: string;
+      /** @description When the routine fires: one trigger. Exactly one of `trigger` and `triggers`. */
       trigger?:
         | {
             /** @constant */
@@ -1076,6 +1077,7 @@ export interface components {
             /** @constant */
             kind: 'manual';
           };
+      /** @description Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`. */
       triggers?: (
         | {
             /** @constant */

@@ -70,13 +70,19 @@ export function routineFields(opts?: ValidationOptions) {
     jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
     queue: nameSchema,
     /** When it fires: exactly one of `trigger` and `triggers` (see `checkOneTriggerField`). */
-    trigger: triggerSchema(opts).optional(),
+    trigger: triggerSchema(opts)
+      .optional()
+      .describe('When the routine fires: one trigger. Exactly one of `trigger` and `triggers`.'),
     /**
      * Several schedules of one routine, 2-8 recurring triggers: their slots merge into one stream
      * (an instant two share is one slot, attributed to the first listed); overlap, catch-up and
      * slot claims stay per routine.
      */
-    triggers: triggersSchema(opts).optional(),
+    triggers: triggersSchema(opts)
+      .optional()
+      .describe(
+        'Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`.',
+      ),
     payload: jsonWithin(z.unknown().default({}), MAX_PAYLOAD_BYTES),
     priority: prioritySchema.default('medium'),
     concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
