@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
@@ -9,7 +10,7 @@ import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
-import { triggerText } from './routines';
+import { triggerList } from './routines';
 
 type Condition = NonNullable<Routine['definition']['condition']>;
 
@@ -56,8 +57,12 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.routine.pause?.note && <> “{d.routine.pause.note}”</>}
               {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
             </dd>
-            <dt>trigger</dt>
-            <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            {triggerList(d.routine.definition).map((t) => (
+              <Fragment key={t.label ?? 'trigger'}>
+                <dt>{t.label === undefined ? 'trigger' : `trigger ${t.label}`}</dt>
+                <dd>{t.text}</dd>
+              </Fragment>
+            ))}
             {d.routine.definition.condition !== undefined && (
               <>
                 <dt>condition</dt>
@@ -186,11 +191,19 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.preview.items.map((p) => (
                 <li key={p.at}>
                   {when(p.at)} <Time iso={p.at} />
-                  {d.preview.tz !== 'UTC' && (
+                  {p.trigger !== undefined ? (
+                    // Several triggers: each fire in its own trigger's zone (the offset says which).
                     <span class="muted">
                       {' '}
-                      ({p.local.slice(11, 16)} in {d.preview.tz})
+                      ({p.local.slice(11, 16)} {p.local.slice(23)}, trigger {p.trigger})
                     </span>
+                  ) : (
+                    d.preview.tz !== 'UTC' && (
+                      <span class="muted">
+                        {' '}
+                        ({p.local.slice(11, 16)} in {d.preview.tz})
+                      </span>
+                    )
                   )}
                   {p.dst && (
                     <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>

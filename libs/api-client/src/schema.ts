@@ -949,6 +949,8 @@ export interface components {
       replayOf?: string;
       replayedAs?: string;
       key?: string;
+      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
+      trigger?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1082,7 +1084,8 @@ export interface components {
       name: string;
       jobType: string;
       queue: string;
-      trigger:
+      /** @description When the routine fires: one trigger. Exactly one of `trigger` and `triggers`. */
+      trigger?:
         | {
             /** @constant */
             kind: 'cron';
@@ -1104,6 +1107,23 @@ export interface components {
             /** @constant */
             kind: 'manual';
           };
+      /** @description Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`. */
+      triggers?: (
+        | {
+            /** @constant */
+            kind: 'cron';
+            cron: string;
+            tz?: string;
+            name?: string;
+          }
+        | {
+            /** @constant */
+            kind: 'interval';
+            everyMs: number;
+            offsetMs?: number;
+            name?: string;
+          }
+      )[];
       /** @default {} */
       payload: unknown;
       /** @default medium */
@@ -1252,6 +1272,8 @@ export interface components {
       items: {
         /** Format: date-time */
         at: string;
+        /** @description For a routine with a `triggers` list: the trigger this fire is attributed to (its name, else its index) */
+        trigger?: string;
         /** @description local time with its UTC offset */
         local: string;
         /** @enum {string} */
@@ -1383,6 +1405,8 @@ export interface components {
         slot: string;
         /** @enum {string} */
         fate: 'ran' | 'skipped' | 'superseded' | 'due' | 'not-yet-due' | 'no-record';
+        /** @description For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed. */
+        trigger?: string;
         onSchedule: boolean;
         recorded: boolean;
         /** @enum {string} */
@@ -3182,7 +3206,7 @@ export interface operations {
           name: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3204,6 +3228,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3484,7 +3524,7 @@ export interface operations {
           name?: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3506,6 +3546,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */

@@ -14,7 +14,7 @@ import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
 import { registerRoutineSlots } from './routine-slots.command';
 import { whatIfApply, type WhatIfOptions } from './what-if.command';
-import { describeCondition, describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
+import { describeCondition, describeTriggers, routineColumns, routineStatus, type Routine } from './routine-columns';
 
 type RoutineDefinition = components['schemas']['RoutineDefinition'];
 const path = (name: string) => ({ params: { path: { name } } });
@@ -32,7 +32,11 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
         : '',
     ],
     ['archived', r.archive ? `${ctx.ago(r.archive.at)}${r.archive.by ? ` by ${r.archive.by}` : ''}` : ''],
-    ['trigger', describeTrigger(d.trigger)],
+    // A `triggers` list: one row per trigger, labelled as its slots are attributed.
+    ...describeTriggers(d).map(([label, text]): [string, string] => [
+      label === undefined ? 'trigger' : `trigger ${label}`,
+      text,
+    ]),
     ['condition', d.condition === undefined ? '' : describeCondition(d.condition)],
     ['job type', d.jobType],
     ['queue', d.queue ?? ''],

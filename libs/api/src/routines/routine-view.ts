@@ -20,7 +20,7 @@ export function lastRunOf(run: RunView | undefined): LastRunAnswer | null {
 /** When the routine fires next at `now` (epoch ms), or undefined when nothing will fire it. */
 export function nextFireOf(rec: RoutineRecord, state: RoutineState, now: number): number | undefined {
   if (rec.def.status !== 'active' || state.disabledReason) return undefined;
-  return nextFire(rec.def.trigger, now);
+  return nextFire(rec.def, now);
 }
 
 /** A routine as the API answers it (origin, drift, next fire, last run). Pure. */

@@ -147,7 +147,7 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   for (const r of bundle.routines) {
     const message = routineSizeProblem(r);
     if (message) issues.push({ path: `routines[${r.name}]`, message });
-    const jitter = jitterProblem(r.jitterMs, r.trigger);
+    const jitter = jitterProblem(r.jitterMs, r);
     if (jitter) issues.push({ path: `routines[${r.name}].jitterMs`, message: jitter });
   }
   issues.push(

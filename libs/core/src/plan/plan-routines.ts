@@ -23,7 +23,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
     return;
   }
-  const next = nextFire(routine.trigger, now);
+  const next = nextFire(routine, now);
   const startOf = (slot: number) => plannedStart(routine, slot);
   if (next !== undefined) {
     const start = startOf(next);
@@ -35,7 +35,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     return;
   }
   const cu = catchUp({
-    trigger: routine.trigger,
+    trigger: routine,
     lastSlot: rs.lastSlot,
     now,
     policy: routine.catchUpPolicy,

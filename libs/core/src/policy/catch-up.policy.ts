@@ -1,6 +1,5 @@
 import type { CatchUpPolicy } from '../model/routine.schema';
-import type { Trigger } from '../model/trigger.schema';
-import { slotsBefore } from '../schedule/next-fire';
+import { slotsBefore, type Schedule } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
 import { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 import type { SkipReason } from './skip-reason';
@@ -12,7 +11,8 @@ export const DEFAULT_MAX_SKIP_RECORDS = 1000;
 export const MAX_ON_TIME_FIRES = 1000;
 
 export interface CatchUpInput {
-  trigger: Trigger;
+  /** The routine (or one trigger): several triggers are one merged stream of slots. */
+  trigger: Schedule;
   /** Latest slot already fired or recorded (epoch ms); slots in `(lastSlot, now]` are due. */
   lastSlot: number;
   now: number;

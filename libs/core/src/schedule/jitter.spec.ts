@@ -79,6 +79,19 @@ describe('jitterMs bounds', () => {
     ]);
     expect(parse({ jitterMs: 1.5 }).ok).toBe(false);
   });
+
+  it('of a triggers list are at most the smallest gap of the merged stream', () => {
+    // Each trigger alone allows an hour; merged, 08:00 and 08:10 are ten minutes apart.
+    const triggers = [
+      { kind: 'cron', cron: '0 8 * * *' },
+      { kind: 'cron', cron: '10 8 * * *' },
+    ];
+    expect(parse({ trigger: undefined, triggers, jitterMs: 600_000 }).ok).toBe(true);
+    const over = parse({ trigger: undefined, triggers, jitterMs: 600_001 });
+    expect(!over.ok && over.errors).toEqual([
+      "routines[r].jitterMs: jitterMs 600001 is over 600000 ms, the triggers' smallest gap between slots; use jitterMs in [0, 600000]",
+    ]);
+  });
 });
 
 describe('lateness of a jittered slot', () => {

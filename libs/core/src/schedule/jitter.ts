@@ -1,5 +1,6 @@
 import { checkCron, cronMinGapMs } from '../model/cron-expression';
 import type { Trigger } from '../model/trigger.schema';
+import { mergedGapBelow } from './merged-gap';
 
 /** The largest `jitterMs` of any routine: an hour (a slot's run starts at most this long after it). */
 export const MAX_JITTER_MS = 3_600_000;
@@ -51,10 +52,32 @@ export function jitterLimitMs(trigger: Trigger): number | undefined {
   return check.ok ? Math.min(MAX_JITTER_MS, cronMinGapMs(check)) : undefined;
 }
 
-/** Why `jitterMs` is too large for `trigger` (the field, the value and the limit), if it is. */
-export function jitterProblem(jitterMs: number, trigger: Trigger): string | undefined {
-  const limit = jitterLimitMs(trigger);
+/**
+ * The largest `jitterMs` a routine with this schedule may have: for a `triggers` list, no more than
+ * any one trigger's limit nor the smallest gap between slots of the merged stream (a slot's run
+ * still starts before the next slot of any trigger). Undefined when a trigger does not parse.
+ */
+export function scheduleJitterLimitMs(s: { trigger?: Trigger; triggers?: readonly Trigger[] }): number | undefined {
+  const list = s.triggers ?? (s.trigger ? [s.trigger] : []);
+  let limit = MAX_JITTER_MS;
+  for (const t of list) {
+    const one = jitterLimitMs(t);
+    if (one === undefined) return undefined;
+    limit = Math.min(limit, one);
+  }
+  return list.length > 1 ? (mergedGapBelow(list, limit) ?? limit) : limit;
+}
+
+/** Why `jitterMs` is too large for the routine's schedule (the field, the value and the limit), if it is. */
+export function jitterProblem(
+  jitterMs: number,
+  s: { trigger?: Trigger; triggers?: readonly Trigger[] },
+): string | undefined {
+  // Zero needs no walk of the schedule: it is always within the limit.
+  if (jitterMs === 0) return undefined;
+  const limit = scheduleJitterLimitMs(s);
   if (limit === undefined || jitterMs <= limit) return undefined;
-  const why = limit === MAX_JITTER_MS ? 'the most any routine may have' : "the trigger's smallest gap between slots";
+  const gap = s.triggers ? "the triggers' smallest gap between slots" : "the trigger's smallest gap between slots";
+  const why = limit === MAX_JITTER_MS ? 'the most any routine may have' : gap;
   return `jitterMs ${jitterMs} is over ${limit} ms, ${why}; use jitterMs in [0, ${limit}]`;
 }

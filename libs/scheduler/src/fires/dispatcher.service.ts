@@ -52,7 +52,7 @@ interface Dispatch {
 /** Where the watchdog's index goes if `slot` becomes the cursor: the routine's next slot after it. */
 const nextAfter = (d: Dispatch, slot: number): CursorNext => ({
   version: d.record.version,
-  slot: nextFire(d.def.trigger, slot),
+  slot: nextFire(d.def, slot),
 });
 
 const idleOf = (s: RoutineState): IdleState =>
@@ -101,7 +101,7 @@ export class Dispatcher {
       this.routines.getWithState(routine),
       this.claims.get(routine, request.slot),
     ]);
-    if (!record || record.def.status === 'archived' || record.def.trigger.kind === 'manual') return undefined;
+    if (!record || record.def.status === 'archived' || record.def.trigger?.kind === 'manual') return undefined;
     const now = this.clock.now();
     const d: Dispatch = {
       record,
@@ -129,7 +129,7 @@ export class Dispatcher {
       // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
       const plan = catchUp({
         ...policy,
-        trigger: d.def.trigger,
+        trigger: d.def,
         lastSlot: cursor,
         now: Math.max(now, request.slot),
         maxCatchUp: d.def.maxCatchUp,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { slotSkipReason, type Routine } from '@drover/core';
+import { slotSkipReason, slotTrigger, type Routine } from '@drover/core';
 import { DroverMetrics } from '@drover/metrics';
 import { newRunId, runOfRoutine, slotDedup, type SlotDecision } from '@drover/store';
 import { RUN_SINK, type NewRunRequest, type RunSink } from './run-sink';
@@ -42,6 +42,9 @@ export class SlotApplier {
 
   async apply(def: Routine, target: SlotTarget, d: SlotDecision, result: DispatchResult): Promise<void> {
     const id = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev });
+    // Which of a `triggers` list the slot came from, recorded on its run or skipped record.
+    const trigger = def.triggers ? slotTrigger(def, target.slot) : undefined;
+    const attributed = trigger !== undefined ? { trigger } : {};
     if (d.kind === 'skip') {
       const { created } = await this.runs.recordSkipped({
         id,
@@ -51,6 +54,7 @@ export class SlotApplier {
         source: d.source,
         scheduledFor: target.slot,
         reason: d.reason,
+        ...attributed,
       });
       if (!created) return;
       const reason = slotSkipReason(d.reason);
@@ -68,9 +72,9 @@ export class SlotApplier {
     const runs = d.keys?.length
       ? d.keys.map((key, keyIndex) => {
           const keyId = newRunId({ kind: 'slot', routine: def.name, slot: target.slot, rev: target.rev, keyIndex });
-          return this.runFor(def, keyId, target, d.source, key);
+          return this.runFor(def, keyId, target, d.source, key, trigger);
         })
-      : [this.runFor(def, id, target, d.source)];
+      : [this.runFor(def, id, target, d.source, undefined, trigger)];
     let counted = false;
     for (const run of runs) {
       const { created } = await this.runs.enqueue(run);
@@ -89,6 +93,7 @@ export class SlotApplier {
     t: SlotTarget,
     source: 'schedule' | 'catch-up',
     key?: string,
+    trigger?: string,
   ): NewRunRequest {
     const start = Math.max(t.slot, t.start ?? t.slot);
     return runOfRoutine(def, {
@@ -98,6 +103,7 @@ export class SlotApplier {
       ...(start > t.slot && { startAt: start }),
       createdBy: 'scheduler',
       ...(key !== undefined && { key }),
+      ...(trigger !== undefined && { trigger }),
       // Never before its planned start (its slot, or the slot plus its jitter), whatever the order
       // fires arrive in: BullMQ holds it until then, or (armed, with a lead) until shortly before,
       // and the worker that takes it holds it until then.

@@ -16,6 +16,8 @@ export interface RoutineRunSpec {
   payload?: unknown;
   /** A selector routine's candidate key: also written into the payload. */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   delayMs?: number;
   dedup?: NewRun['dedup'];
   armedVersion?: number;
@@ -38,6 +40,7 @@ export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
     ...(spec.startAt !== undefined && { startAt: spec.startAt }),
     payload: spec.key === undefined ? base : { ...(base as object), key: spec.key },
     ...(spec.key !== undefined && { key: spec.key }),
+    ...(spec.trigger !== undefined && { trigger: spec.trigger }),
     priority: priorityValue(def.priority),
     maxAttempts: def.maxAttempts,
     timeoutMs: def.timeoutMs,

@@ -33,6 +33,8 @@ export interface RunJobData {
   av?: number;
   /** A selector routine's candidate key this run serves (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**
@@ -78,6 +80,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'backoff',
   'av',
   'key',
+  'trigger',
   'cancel',
   'interrupts',
   'maxAttempts',

@@ -53,6 +53,8 @@ export interface NewRun {
   dedup?: { id: string; ttlMs?: number };
   /** A selector routine's candidate key (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /**
@@ -85,7 +87,7 @@ export interface EnqueueResult {
   existing?: string;
 }
 
-export interface SkippedRun {
+export interface SkippedRun extends Pick<NewRun, 'trigger'> {
   id: string;
   routine: string | null;
   jobType: string;
@@ -182,6 +184,7 @@ export class RunWriter {
     if (run.backoff) data.backoff = run.backoff;
     if (run.armedVersion !== undefined) data.av = run.armedVersion;
     if (run.key !== undefined) data.key = run.key;
+    if (run.trigger !== undefined) data.trigger = run.trigger;
     return data;
   }
 
@@ -332,6 +335,7 @@ export class RunWriter {
       scheduledFor: s.scheduledFor,
       status: 'skipped',
       reason: s.reason,
+      ...(s.trigger !== undefined && { trigger: s.trigger }),
       attempt: 0,
       maxAttempts: (await this.policy(s.queue))?.maxAttempts ?? 1,
       createdAt: now,
