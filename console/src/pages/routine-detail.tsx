@@ -1,6 +1,8 @@
-import { api, ok } from '../api';
+import { Fragment } from 'preact';
+import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
+import { LauncherPanel } from '../components/launcher-panel';
 import { Link } from '../components/link';
 import { RoutineActions } from '../components/routine-actions';
 import { SelectorPanel } from '../components/selector-panel';
@@ -8,7 +10,17 @@ import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
-import { triggerText } from './routines';
+import { triggerList } from './routines';
+
+type Condition = NonNullable<Routine['definition']['condition']>;
+
+/** The routine's condition in one line: checked when each fire fires (headers are never shown). */
+function conditionText(c: Condition): string {
+  if (typeof c === 'string') return `${c} (@Condition in the scheduler)`;
+  return c.kind === 'http'
+    ? `http GET ${c.url}: runs on {"run": true}`
+    : `while ${c.queue} has fewer than ${c.below} waiting`;
+}
 
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
 
@@ -45,8 +57,18 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.routine.pause?.note && <> “{d.routine.pause.note}”</>}
               {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
             </dd>
-            <dt>trigger</dt>
-            <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            {triggerList(d.routine.definition).map((t) => (
+              <Fragment key={t.label ?? 'trigger'}>
+                <dt>{t.label === undefined ? 'trigger' : `trigger ${t.label}`}</dt>
+                <dd>{t.text}</dd>
+              </Fragment>
+            ))}
+            {d.routine.definition.condition !== undefined && (
+              <>
+                <dt>condition</dt>
+                <dd>{conditionText(d.routine.definition.condition)}</dd>
+              </>
+            )}
             <dt>job</dt>
             <dd>
               {d.routine.definition.jobType} on{' '}
@@ -66,6 +88,8 @@ export function RoutineDetail({ name }: { name: string }) {
               overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
             </dd>
           </dl>
+
+          <LauncherPanel routine={d.routine} onChange={res.reload} />
 
           {d.routine.definition.selector && <SelectorPanel routine={d.routine} reloadKey={d} />}
 
@@ -167,15 +191,29 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.preview.items.map((p) => (
                 <li key={p.at}>
                   {when(p.at)} <Time iso={p.at} />
-                  {d.preview.tz !== 'UTC' && (
+                  {p.trigger !== undefined ? (
+                    // Several triggers: each fire in its own trigger's zone (the offset says which).
                     <span class="muted">
                       {' '}
-                      ({p.local.slice(11, 16)} in {d.preview.tz})
+                      ({p.local.slice(11, 16)} {p.local.slice(23)}, trigger {p.trigger})
                     </span>
+                  ) : (
+                    d.preview.tz !== 'UTC' && (
+                      <span class="muted">
+                        {' '}
+                        ({p.local.slice(11, 16)} in {d.preview.tz})
+                      </span>
+                    )
                   )}
                   {p.dst && (
                     <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
                       DST {p.dst}
+                    </span>
+                  )}
+                  {p.start && (
+                    <span class="muted" title="jitterMs: the run starts this long after its slot">
+                      {' '}
+                      starts <Time iso={p.start} />
                     </span>
                   )}
                 </li>

@@ -441,6 +441,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/routines/{name}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-enable a routine its launcher disabled after maxLaunchFailures launch failures in a row
+     * @description Forgets the launcher's failures, backoff, last error and disable reason; the routine fires on its schedule again (slots missed while disabled follow its catch-up policy, as after downtime). A routine that is not disabled is answered as it is, its failure count cleared (200). A pause or an archive is not lifted: resume or unarchive it for that.
+     */
+    post: operations['enableRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/routines/{name}/overrides': {
     parameters: {
       query?: never;
@@ -834,6 +854,11 @@ export interface components {
         cancel: string[];
         /** @description concurrencyPolicy buffer-one: the active runs its run waits for (it starts when they end) */
         behind?: string[];
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       skips: {
         routine: string;
@@ -878,6 +903,11 @@ export interface components {
         routine: string;
         /** Format: date-time */
         at: string;
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
@@ -924,6 +954,8 @@ export interface components {
       key?: string;
       /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
       bufferedBehind?: string;
+      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
+      trigger?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1057,7 +1089,8 @@ export interface components {
       name: string;
       jobType: string;
       queue: string;
-      trigger:
+      /** @description When the routine fires: one trigger. Exactly one of `trigger` and `triggers`. */
+      trigger?:
         | {
             /** @constant */
             kind: 'cron';
@@ -1079,6 +1112,23 @@ export interface components {
             /** @constant */
             kind: 'manual';
           };
+      /** @description Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`. */
+      triggers?: (
+        | {
+            /** @constant */
+            kind: 'cron';
+            cron: string;
+            tz?: string;
+            name?: string;
+          }
+        | {
+            /** @constant */
+            kind: 'interval';
+            everyMs: number;
+            offsetMs?: number;
+            name?: string;
+          }
+      )[];
       /** @default {} */
       payload: unknown;
       /** @default medium */
@@ -1098,7 +1148,26 @@ export interface components {
       startingDeadlineMs?: number;
       /** @default 60000 */
       misfireGraceMs: number;
-      condition?: string;
+      /** @default 0 */
+      jitterMs: number;
+      condition?:
+        | string
+        | (
+            | {
+                /** @constant */
+                kind: 'http';
+                url: string;
+                headers?: {
+                  [key: string]: string;
+                };
+              }
+            | {
+                /** @constant */
+                kind: 'queue-depth';
+                queue: string;
+                below: number;
+              }
+          );
       /** @default 10000 */
       conditionTimeoutMs: number;
       /** @default 5 */
@@ -1166,6 +1235,12 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'paused' | 'archived';
       disabledReason: string | null;
+      launcher: {
+        consecutiveFailures: number;
+        backoffUntil: string | null;
+        lastError: string | null;
+        disabledAt: string | null;
+      };
       pause: {
         /** Format: date-time */
         at: string;
@@ -1202,10 +1277,17 @@ export interface components {
       items: {
         /** Format: date-time */
         at: string;
+        /** @description For a routine with a `triggers` list: the trigger this fire is attributed to (its name, else its index) */
+        trigger?: string;
         /** @description local time with its UTC offset */
         local: string;
         /** @enum {string} */
         dst?: 'gap' | 'overlap';
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
     };
     RoutineStats: {
@@ -1330,6 +1412,8 @@ export interface components {
         slot: string;
         /** @enum {string} */
         fate: 'ran' | 'skipped' | 'superseded' | 'due' | 'not-yet-due' | 'no-record';
+        /** @description For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed. */
+        trigger?: string;
         onSchedule: boolean;
         recorded: boolean;
         /** @enum {string} */
@@ -1374,6 +1458,8 @@ export interface components {
          */
         status?: 'active' | 'paused' | 'archived';
         queue?: string;
+        /** @description The routine's condition in one line (`http GET <url>`, `queue-depth <queue> < <n>` or a @Condition name): evaluated when each fire fires, never by a what-if; the fires listed are subject to it */
+        condition?: string;
         /** @description Slots between the stored cursor and `at` that would fire, oldest first */
         fires: {
           /** Format: date-time */
@@ -1384,6 +1470,11 @@ export interface components {
           cancel: string[];
           /** @description concurrencyPolicy buffer-one: the active runs its run would wait for (`waits`: overlap) */
           behind?: string[];
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
           /** @description Leased at once; otherwise `waits` says why not */
           starts: boolean;
           waits?: {
@@ -1421,6 +1512,11 @@ export interface components {
           local: string;
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
         }[];
         /** @description Not listed (over `slots`) */
         more: {
@@ -3121,7 +3217,7 @@ export interface operations {
           name: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3143,6 +3239,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3162,7 +3274,26 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          /** @default 0 */
+          jitterMs?: number;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */
@@ -3404,7 +3535,7 @@ export interface operations {
           name?: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3426,6 +3557,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3445,7 +3592,26 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          /** @default 0 */
+          jitterMs?: number;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */
@@ -4141,6 +4307,95 @@ export interface operations {
       /** @description No scheduler answered in time (Retry-After) */
       503: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  enableRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The routine, its launcher healthy again */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

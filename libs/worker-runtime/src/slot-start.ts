@@ -66,13 +66,9 @@ export async function refuseStaleArm(
 }
 
 /**
- * Whether a run's start counts as fire lateness (its start minus its slot): once, at its first
- * attempt, for a run with a slot — but not a buffered run (`buffer-one`), which waited for another
- * run of its routine by design.
+ * Whether a run's first start counts as fire lateness (its start minus its planned start): not for a
+ * buffered run (`buffer-one`), which waited for another run of its routine by design.
  */
-export function measuresLateness(
-  job: Pick<Job, 'attemptsStarted'>,
-  data: RunJobData,
-): data is RunJobData & { scheduledFor: number } {
-  return job.attemptsStarted === 1 && data.scheduledFor != null && data.bb === undefined;
+export function measuresLateness(data: RunJobData): boolean {
+  return data.bb === undefined;
 }

@@ -61,6 +61,12 @@ const SlotLedgerSchema = named(
       z.object({
         slot: iso,
         fate: z.enum(SLOT_FATES),
+        trigger: z
+          .string()
+          .optional()
+          .describe(
+            'For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed.',
+          ),
         /** False for a slot a record names that the current schedule lacks (its trigger changed). */
         onSchedule: z.boolean(),
         /** False when the fate is inferred (a slot slept through while paused), not recorded. */
@@ -117,7 +123,7 @@ export class RoutineSlotsController {
     const { record, state } = await this.routines.getWithState(params.name);
     if (!record) throw new RoutineNotFoundError(params.name);
     const now = this.clock.now();
-    const trigger = record.def.trigger;
+    const trigger = record.def;
     const to = query.to === undefined ? now : parseIsoInstant(query.to)!;
     const asked =
       query.from === undefined ? defaultLedgerFrom(trigger, to, DEFAULT_SLOTS) : parseIsoInstant(query.from)!;
@@ -155,6 +161,7 @@ export class RoutineSlotsController {
       items: ledger.slots.map((s) => ({
         slot: isoOf(s.slot),
         fate: s.fate,
+        ...(s.trigger !== undefined && { trigger: s.trigger }),
         onSchedule: s.onSchedule,
         recorded: s.recorded,
         ...(s.reason !== undefined && { reason: s.reason }),

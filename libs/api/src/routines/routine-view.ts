@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { nextFire, type RoutineRecord } from '@drover/core';
+import { launcherHealth, nextFire, type RoutineRecord } from '@drover/core';
 import type { RoutineState, RunView } from '@drover/store';
 import { isoOf as iso } from '../http/api-time';
 import type { LastRunSchema, RoutineSchema } from './routine-schemas';
@@ -20,7 +20,7 @@ export function lastRunOf(run: RunView | undefined): LastRunAnswer | null {
 /** When the routine fires next at `now` (epoch ms), or undefined when nothing will fire it. */
 export function nextFireOf(rec: RoutineRecord, state: RoutineState, now: number): number | undefined {
   if (rec.def.status !== 'active' || state.disabledReason) return undefined;
-  return nextFire(rec.def.trigger, now);
+  return nextFire(rec.def, now);
 }
 
 /** A routine as the API answers it (origin, drift, next fire, last run). Pure. */
@@ -31,6 +31,7 @@ export function routineView(
   now: number,
 ): RoutineAnswer {
   const next = nextFireOf(rec, state, now);
+  const health = launcherHealth(state, now);
   const p = rec.pause;
   return {
     name: rec.def.name,
@@ -41,6 +42,12 @@ export function routineView(
     version: rec.version,
     status: rec.def.status,
     disabledReason: state.disabledReason ?? null,
+    launcher: {
+      consecutiveFailures: health.consecutiveFailures,
+      backoffUntil: health.backoffUntil === undefined ? null : iso(health.backoffUntil),
+      lastError: health.lastLaunchError ?? null,
+      disabledAt: health.disabledAt === undefined ? null : iso(health.disabledAt),
+    },
     pause:
       p && rec.def.status === 'paused'
         ? {

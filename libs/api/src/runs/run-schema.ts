@@ -56,6 +56,12 @@ export const RunSchema = named(
       .string()
       .optional()
       .describe('buffer-one: made while this run was active; waits for it to end while `scheduled`'),
+    trigger: z
+      .string()
+      .optional()
+      .describe(
+        'For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index)',
+      ),
     createdAt: iso,
     updatedAt: iso,
     queuedAt: iso.optional(),
@@ -148,6 +154,7 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
     ...(v.key !== undefined && { key: v.key }),
     ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
+    ...(v.trigger !== undefined && { trigger: v.trigger }),
     createdAt: isoOf(v.createdAt),
     updatedAt: isoOf(v.updatedAt),
     ...optIso('queuedAt', v.queuedAt),

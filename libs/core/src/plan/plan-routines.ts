@@ -2,6 +2,7 @@ import { catchUp } from '../policy/catch-up.policy';
 import { launchBlocker } from '../policy/launcher.policy';
 import { decideOverlap, type OverlapRun } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
+import { plannedStart } from '../schedule/jitter';
 import { nextFire } from '../schedule/next-fire';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
@@ -21,21 +22,26 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
     return;
   }
-  const next = nextFire(routine.trigger, now);
-  if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
+  const next = nextFire(routine, now);
+  const startOf = (slot: number) => plannedStart(routine, slot);
+  if (next !== undefined) {
+    const start = startOf(next);
+    out.upcoming.push({ routine: routine.name, at: next, ...(start > next && { start }) });
+  }
   const blocker = launchBlocker(rs.launcher, now);
   if (blocker) {
     out.waiting.push({ subject, ...blocker });
     return;
   }
   const cu = catchUp({
-    trigger: routine.trigger,
+    trigger: routine,
     lastSlot: rs.lastSlot,
     now,
     policy: routine.catchUpPolicy,
     maxCatchUp: routine.maxCatchUp,
     ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
     misfireGraceMs: routine.misfireGraceMs,
+    startOf,
   });
   const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
   const runs: OverlapRun[] = [...(rs.runs ?? [])];
@@ -53,6 +59,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
     const behind = overlap.action === 'buffer' ? overlap.behindRunIds : undefined;
+    const start = startOf(f.slot);
     out.fires.push({
       routine: routine.name,
       queue: routine.queue,
@@ -61,6 +68,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
       runId,
       cancel,
       ...(behind && { behind }),
+      ...(start > f.slot && { start }),
     });
     if (cancel.length > 0) runs.splice(0, runs.length);
     // A buffered run waits (scheduled) until the runs it is behind end: a later slot finds the buffer full.

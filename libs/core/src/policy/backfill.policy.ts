@@ -1,5 +1,4 @@
-import type { Trigger } from '../model/trigger.schema';
-import { slotsBefore } from '../schedule/next-fire';
+import { slotsBefore, type Schedule } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
 
 export interface BackfillSlots {
@@ -16,7 +15,7 @@ export interface BackfillSlots {
  * `maxCatchUp` — and how many older ones the cap left out. Enumerates at most `cap` slots plus a
  * bounded count. Pure.
  */
-export function backfillSlots(trigger: Trigger, fromMs: number, toMs: number, cap: number): BackfillSlots {
+export function backfillSlots(trigger: Schedule, fromMs: number, toMs: number, cap: number): BackfillSlots {
   const limit = Math.max(0, Math.floor(cap));
   const newestFirst: number[] = [];
   for (const slot of slotsBefore(trigger, toMs + 1)) {

@@ -1,6 +1,5 @@
 import type { CatchUpPolicy } from '../model/routine.schema';
-import type { Trigger } from '../model/trigger.schema';
-import { slotsBefore } from '../schedule/next-fire';
+import { slotsBefore, type Schedule } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
 import { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 import type { SkipReason } from './skip-reason';
@@ -12,7 +11,8 @@ export const DEFAULT_MAX_SKIP_RECORDS = 1000;
 export const MAX_ON_TIME_FIRES = 1000;
 
 export interface CatchUpInput {
-  trigger: Trigger;
+  /** The routine (or one trigger): several triggers are one merged stream of slots. */
+  trigger: Schedule;
   /** Latest slot already fired or recorded (epoch ms); slots in `(lastSlot, now]` are due. */
   lastSlot: number;
   now: number;
@@ -28,6 +28,11 @@ export interface CatchUpInput {
   misfireGraceMs?: number;
   /** List at most this many skipped slots (the newest); older ones are only counted. Default 1000. */
   maxSkipRecords?: number;
+  /**
+   * When a slot's run is planned to start (a jittered routine's `plannedStart`); lateness — the
+   * grace and the deadline — counts from it, so jitter never reads as lateness. Default: the slot.
+   */
+  startOf?: (slot: number) => number;
 }
 
 export interface FireSlot {
@@ -51,8 +56,11 @@ export interface CatchUpResult {
 
 type Lateness = 'late' | 'on-time' | 'missed';
 
-function lateness(slot: number, input: Pick<CatchUpInput, 'now' | 'startingDeadlineMs' | 'misfireGraceMs'>): Lateness {
-  const late = input.now - slot;
+function lateness(
+  slot: number,
+  input: Pick<CatchUpInput, 'now' | 'startingDeadlineMs' | 'misfireGraceMs' | 'startOf'>,
+): Lateness {
+  const late = input.now - (input.startOf ? input.startOf(slot) : slot);
   if (input.startingDeadlineMs !== undefined && late > input.startingDeadlineMs) return 'late';
   return late <= (input.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS) ? 'on-time' : 'missed';
 }
@@ -127,7 +135,7 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
  */
 export function catchUpOne(
   slot: number,
-  input: Pick<CatchUpInput, 'now' | 'policy' | 'startingDeadlineMs' | 'misfireGraceMs'>,
+  input: Pick<CatchUpInput, 'now' | 'policy' | 'startingDeadlineMs' | 'misfireGraceMs' | 'startOf'>,
 ): { fire: FireSlot } | { skip: SkippedSlot } {
   const l = lateness(slot, input);
   if (l === 'late') return { skip: { slot, reason: 'deadline-exceeded' } };

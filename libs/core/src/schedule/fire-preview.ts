@@ -1,7 +1,8 @@
 import type { Trigger } from '../model/trigger.schema';
 import { fromWallMs, toWallMs, zoneOffsetMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
-import { preview } from './next-fire';
+import { plannedStart } from './jitter';
+import { MAX_ENUMERATED_SLOTS, scheduledSlotsAfter, scheduleTriggers, type Schedule } from './next-fire';
 
 /**
  * How a daylight-saving transition moved a fire: `gap` — its wall time did not exist (spring
@@ -13,9 +14,13 @@ export type DstShift = 'gap' | 'overlap';
 export interface PreviewFire {
   /** Epoch ms. */
   at: number;
-  /** The fire's local time in the trigger's zone, ISO 8601 with its offset. */
+  /** For a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
+  /** The fire's local time in its trigger's zone, ISO 8601 with its offset. */
   local: string;
   dst?: DstShift;
+  /** When its run is planned to start, if later than the slot (the routine's `jitterMs`; see `plannedStart`). */
+  start?: number;
 }
 
 const pad = (n: number) => String(Math.abs(n)).padStart(2, '0');
@@ -38,13 +43,30 @@ function dstShiftOf(trigger: Trigger, at: number): DstShift | undefined {
 }
 
 /**
- * The next `n` fires of `trigger` strictly after `fromMs`, with their local time in the trigger's
- * zone (UTC for interval and once triggers) and a marker on fires a DST transition shifted. Pure.
+ * The next `n` fires of `s` (a trigger or a routine) strictly after `fromMs`, with their local time
+ * in the zone of the trigger each is attributed to (UTC for interval and once triggers), that
+ * trigger for a `triggers` list, and a marker on fires a DST transition shifted. Pure.
  */
-export function previewFires(trigger: Trigger, fromMs: number, n: number): PreviewFire[] {
-  const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
-  return preview({ trigger }, fromMs, n).map((at) => {
-    const dst = dstShiftOf(trigger, at);
-    return { at, local: localIso(at, tz), ...(dst && { dst }) };
+export function previewFires(s: Schedule, fromMs: number, n: number): PreviewFire[] {
+  const limit = Math.max(0, Math.min(Math.floor(n), MAX_ENUMERATED_SLOTS));
+  const triggers = scheduleTriggers(s);
+  const out: PreviewFire[] = [];
+  if (limit === 0 || triggers.length === 0) return out;
+  for (const slot of scheduledSlotsAfter(s, fromMs)) {
+    const { trigger } = triggers.find((t) => t.label === slot.trigger)!;
+    const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
+    const dst = dstShiftOf(trigger, slot.at);
+    const label = slot.trigger !== undefined && { trigger: slot.trigger };
+    out.push({ at: slot.at, ...label, local: localIso(slot.at, tz), ...(dst && { dst }) });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** `fires` of routine `def` with the planned start of each jittered one (the slot stays `at`). Pure. */
+export function withPlannedStarts(fires: PreviewFire[], def: { name: string; jitterMs?: number }): PreviewFire[] {
+  return fires.map((f) => {
+    const start = plannedStart(def, f.at);
+    return start > f.at ? { ...f, start } : f;
   });
 }

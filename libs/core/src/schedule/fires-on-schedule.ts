@@ -17,8 +17,9 @@ export interface ScheduleState {
  * share. Pure.
  */
 export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean {
-  if (routine.status !== 'active' || state.disabledReason || routine.trigger.kind === 'manual') return false;
-  if (routine.trigger.kind === 'once') return Date.parse(routine.trigger.at) > (state.lastSlot ?? -1);
+  const t = routine.trigger;
+  if (routine.status !== 'active' || state.disabledReason || t?.kind === 'manual') return false;
+  if (t?.kind === 'once') return Date.parse(t.at) > (state.lastSlot ?? -1);
   return true;
 }
 
@@ -28,7 +29,7 @@ export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean
  * many routines often may keep it until the trigger or the cursor moves. Pure.
  */
 export function expectedSlot(routine: Routine, state: ScheduleState, createdAt: number): number | undefined {
-  return nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt);
+  return nextFire(routine, state.lastSlot ?? state.since ?? createdAt);
 }
 
 /**

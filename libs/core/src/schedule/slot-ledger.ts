@@ -1,7 +1,6 @@
-import type { Trigger } from '../model/trigger.schema';
 import type { RunSource, RunStatus } from '../run/run-status';
 import { NAME_PATTERN } from '../model/name.schema';
-import { slotsBefore, slotsBetween } from './next-fire';
+import { scheduledSlotsBetween, slotsBefore, type Schedule } from './next-fire';
 import { slotSkipReason, type SlotFate, type SlotSkipReason } from './slot-fate';
 
 /** The most slots one ledger lists: a longer range is refused, so a reader never loads unbounded data. */
@@ -11,7 +10,7 @@ export const MAX_LEDGER_SLOTS = 1000;
  * A ledger's default start: just before the `n`-th slot up to `to` (so `(from, to]` holds the last `n`
  * slots), or a day before `to` when the trigger has fewer (a once or manual routine).
  */
-export function defaultLedgerFrom(trigger: Trigger, to: number, n: number): number {
+export function defaultLedgerFrom(trigger: Schedule, to: number, n: number): number {
   let from = to - 86_400_000;
   let seen = 0;
   for (const at of slotsBefore(trigger, to + 1)) {
@@ -61,6 +60,8 @@ export interface SlotRecord {
 /** One slot of the ledger. */
 export interface LedgerSlot {
   slot: number;
+  /** For a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index). */
+  trigger?: string;
   fate: SlotFate;
   /** False for a slot the current schedule does not have but a record names (the trigger changed since). */
   onSchedule: boolean;
@@ -76,7 +77,8 @@ export interface LedgerSlot {
 }
 
 export interface LedgerInput {
-  trigger: Trigger;
+  /** The routine (or one trigger): with several triggers each slot names the one it came from. */
+  trigger: Schedule;
   /** The range `(from, to]`, epoch ms. */
   from: number;
   to: number;
@@ -151,17 +153,25 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
  */
 export function slotLedger(routine: string, input: LedgerInput): Ledger {
   const limit = Math.min(input.limit ?? MAX_LEDGER_SLOTS, MAX_LEDGER_SLOTS);
-  const planned = slotsBetween(input.trigger, input.from, input.to, limit);
+  const planned = scheduledSlotsBetween(input.trigger, input.from, input.to, limit);
   const within = (s: number) => s > input.from && s <= input.to;
   const found = gather(routine, input.records, within);
-  const slots = new Set<number>(planned.slots);
+  const slots = new Set<number>(planned.slots.map((s) => s.at));
   for (const s of found.keys()) slots.add(s);
   if (planned.truncated || slots.size > limit) return { ok: false, count: Math.max(slots.size, limit + 1), limit };
-  const onSchedule = new Set(planned.slots);
+  const onSchedule = new Map(planned.slots.map((s) => [s.at, s.trigger]));
   return {
     ok: true,
     slots: [...slots]
       .sort((a, b) => a - b)
-      .map((slot) => ({ slot, onSchedule: onSchedule.has(slot), ...fateOf(slot, found.get(slot), input) })),
+      .map((slot) => {
+        const trigger = onSchedule.get(slot);
+        return {
+          slot,
+          ...(trigger !== undefined && { trigger }),
+          onSchedule: onSchedule.has(slot),
+          ...fateOf(slot, found.get(slot), input),
+        };
+      }),
   };
 }

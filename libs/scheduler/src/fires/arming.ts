@@ -19,7 +19,8 @@ export function isArmable(def: Routine): boolean {
     def.concurrencyPolicy === 'allow' &&
     !def.condition &&
     !def.selector &&
-    (def.trigger.kind === 'cron' || def.trigger.kind === 'interval')
+    // A `triggers` list holds only cron and interval triggers.
+    (def.triggers !== undefined || def.trigger?.kind === 'cron' || def.trigger?.kind === 'interval')
   );
 }
 
@@ -36,7 +37,7 @@ export function armableSlots(def: Routine, launcher: LauncherState, after: numbe
   const slots: number[] = [];
   let from = Math.max(after, now);
   while (slots.length < ARM_AHEAD) {
-    const next = nextFire(def.trigger, from);
+    const next = nextFire(def, from);
     if (next === undefined || next - now > ARM_HORIZON_MS) break;
     slots.push(next);
     from = next;

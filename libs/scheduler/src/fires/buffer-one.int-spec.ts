@@ -68,7 +68,7 @@ describe('buffer-one fires (real Redis, real BullMQ)', () => {
 
     // The ledger: slot 2 ran (buffered, then started) with its run id; slot 3 skipped with the reason.
     const records = await h.runs.slotRecords('buf', slot(0), slot(4));
-    const ledger = slotLedger('buf', { trigger: def.trigger, from: slot(0), to: slot(4), now: slot(4), records });
+    const ledger = slotLedger('buf', { trigger: def.trigger!, from: slot(0), to: slot(4), now: slot(4), records });
     const slots = ledger.ok ? ledger.slots : [];
     expect(slots.map((s) => [s.slot, s.fate, s.reason, s.runs.map((r) => [r.id, r.status, r.bufferedBehind])])).toEqual(
       [

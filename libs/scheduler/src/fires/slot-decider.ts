@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import {
   bufferedToStart,
+  conditionKey,
   decideOverlap,
   launchBlocker,
   recordLaunchOutcome,
@@ -12,6 +13,7 @@ import {
 } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { tracksOpenRuns, type SlotDecision } from '@drover/store';
+import { ConditionKindRegistry } from '../conditions/condition-kind-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { RUN_SINK, type RunSink } from './run-sink';
 import { SlotSelector, type SelectionCache } from './slot-selector';
@@ -24,6 +26,7 @@ import { SlotSelector, type SelectionCache } from './slot-selector';
 export interface DecisionContext extends SelectionCache {
   launcher: LauncherState;
   idle: IdleState;
+  /** By `conditionKey`: a name, or a built-in kind's canonical JSON. */
   verdicts: Map<string, Promise<ConditionVerdict>>;
 }
 
@@ -46,6 +49,7 @@ export interface Decided {
 export class SlotDecider {
   constructor(
     private readonly conditions: ConditionRegistry,
+    private readonly kinds: ConditionKindRegistry,
     private readonly selector: SlotSelector,
     @Inject(RUN_SINK) private readonly runs: RunSink,
     @Inject(LOGGER) private readonly log: Logger,
@@ -73,10 +77,11 @@ export class SlotDecider {
     const blocked = launchBlocker(launcher, now);
     if (blocked) return skip(blocked.reason);
     if (def.condition) {
-      let pending = ctx.verdicts.get(def.condition);
+      const key = conditionKey(def.condition);
+      let pending = ctx.verdicts.get(key);
       if (!pending) {
         pending = this.check(def, slot);
-        ctx.verdicts.set(def.condition, pending);
+        ctx.verdicts.set(key, pending);
       }
       const verdict = await pending;
       if ('error' in verdict) return launchFailed(verdict.error, 'condition check');
@@ -119,12 +124,13 @@ export class SlotDecider {
   }
 
   private async check(def: Routine, slot: number): Promise<ConditionVerdict> {
+    const condition = def.condition!;
+    const fire = { routine: def.name, slot, payload: def.payload };
     try {
-      const ok = await this.conditions.evaluate(
-        def.condition!,
-        { routine: def.name, slot, payload: def.payload },
-        def.conditionTimeoutMs,
-      );
+      const ok =
+        typeof condition === 'string'
+          ? await this.conditions.evaluate(condition, fire, def.conditionTimeoutMs)
+          : await this.kinds.evaluate({ ...fire, condition }, def.conditionTimeoutMs);
       return { ok };
     } catch (err) {
       return { error: String((err as Error)?.message ?? err).slice(0, 400) };

@@ -14,7 +14,9 @@ import {
 import type { QueueInput } from '@drover/core';
 import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { CandidateRegistry } from '../candidates/candidate-registry.service';
+import { ConditionKindRegistry } from '../conditions/condition-kind-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
+import { QueueDepthCondition } from '../conditions/queue-depth.condition';
 import { SlotSelector } from '../fires/slot-selector';
 import { Disarmer } from '../fires/disarmer';
 import { Dispatcher } from '../fires/dispatcher.service';
@@ -43,6 +45,10 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const index = new RoutineIndex(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
+  // The kinds the scheduler module registers by discovery, registered by hand.
+  const kinds = new ConditionKindRegistry(undefined as never, undefined as never, undefined as never);
+  const queueDepth = new QueueDepthCondition(bull, registry);
+  kinds.register('queue-depth', (ctx) => queueDepth.check(ctx), 'QueueDepthCondition');
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
   const disarmer = new Disarmer(claims, bull, clock, log);
@@ -50,7 +56,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const dispatcher = new Dispatcher(
     routines,
     claims,
-    new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
+    new SlotDecider(conditions, kinds, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
     changes,
@@ -68,6 +74,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     index,
     claims,
     conditions,
+    kinds,
     candidates,
     metrics,
     clock,

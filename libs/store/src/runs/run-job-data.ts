@@ -13,6 +13,8 @@ export interface RunJobData {
   source?: RunSource;
   /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
   scheduledFor?: number | null;
+  /** A jittered slot's planned start (epoch ms, after `scheduledFor`): nothing starts the run before it. */
+  startAt?: number;
   /** The producer's name, in full: runs written before producer codes, and until a producer has its code. */
   createdBy?: string;
   /** The producer's short code (see ProducerCodes); readers show its name. */
@@ -38,6 +40,8 @@ export interface RunJobData {
   bb?: string;
   /** A run of a `buffer-one` routine: when it ends, the routine's buffered run may start (see BufferedRuns). */
   bo?: 1;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**
@@ -74,6 +78,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'routine',
   'source',
   'scheduledFor',
+  'startAt',
   'createdBy',
   'by',
   'replayOf',
@@ -84,6 +89,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'key',
   'bb',
   'bo',
+  'trigger',
   'cancel',
   'interrupts',
   'maxAttempts',

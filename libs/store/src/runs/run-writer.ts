@@ -30,6 +30,8 @@ export interface NewRun {
   queue: string;
   source: RunSource;
   scheduledFor: number | null;
+  /** A jittered slot's planned start (after `scheduledFor`): the run waits for it (BullMQ's delay, then the worker). */
+  startAt?: number;
   payload: unknown;
   /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
   priority?: number;
@@ -51,6 +53,8 @@ export interface NewRun {
   dedup?: { id: string; ttlMs?: number };
   /** A selector routine's candidate key (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /** A `buffer-one` run that waits for this active run of its routine (give it a {@link BUFFERED_HOLD_MS} delay). */
@@ -87,7 +91,7 @@ export interface EnqueueResult {
   existing?: string;
 }
 
-export interface SkippedRun {
+export interface SkippedRun extends Pick<NewRun, 'trigger'> {
   id: string;
   routine: string | null;
   jobType: string;
@@ -172,6 +176,7 @@ export class RunWriter {
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
+    if (run.startAt !== undefined) data.startAt = run.startAt;
     if (run.createdBy) {
       // The producer's short code once this process has it; the name in full until then.
       const by = this.producers.codeOf(run.createdBy);
@@ -185,6 +190,7 @@ export class RunWriter {
     if (run.key !== undefined) data.key = run.key;
     if (run.bufferedBehind !== undefined) data.bb = run.bufferedBehind;
     if (run.releasesBuffered) data.bo = 1;
+    if (run.trigger !== undefined) data.trigger = run.trigger;
     return data;
   }
 
@@ -335,6 +341,7 @@ export class RunWriter {
       scheduledFor: s.scheduledFor,
       status: 'skipped',
       reason: s.reason,
+      ...(s.trigger !== undefined && { trigger: s.trigger }),
       attempt: 0,
       maxAttempts: (await this.policy(s.queue))?.maxAttempts ?? 1,
       createdAt: now,
