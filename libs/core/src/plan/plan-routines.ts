@@ -4,6 +4,9 @@ import { decideOverlap } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
 import type { Run } from '../run/run.schema';
 import { nextFire } from '../schedule/next-fire';
+import { preemptedSkip } from '../schedule/operator-skip';
+import { slotBounds } from '../schedule/slot-bounds';
+import type { SkipReason } from '../policy/skip-reason';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
 
@@ -22,7 +25,8 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
     return;
   }
-  const next = nextFire(routine.trigger, now);
+  const bounds = slotBounds(routine);
+  const next = nextFire(routine.trigger, now, bounds);
   if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
   const blocker = launchBlocker(rs.launcher, now);
   if (blocker) {
@@ -31,6 +35,7 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
   }
   const cu = catchUp({
     trigger: routine.trigger,
+    ...(bounds && { bounds }),
     lastSlot: rs.lastSlot,
     now,
     policy: routine.catchUpPolicy,
@@ -38,10 +43,20 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
     misfireGraceMs: routine.misfireGraceMs,
   });
-  const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
+  // An excluded or operator-skipped slot is recorded so whatever catch-up made of it (see slot-decider).
+  const preempted = (slot: number): SkipReason | undefined => {
+    const why = preemptedSkip(routine, slot, rs.skips);
+    return why === undefined ? undefined : (why.split(':', 1)[0] as SkipReason);
+  };
+  const skips = cu.skip.map((s) => ({ routine: routine.name, ...s, reason: preempted(s.slot) ?? s.reason }));
   const runs: Pick<Run, 'id' | 'status'>[] = [...(rs.runs ?? [])];
   let blockedNoted = false;
   for (const f of cu.fire) {
+    const pre = preempted(f.slot);
+    if (pre) {
+      skips.push({ routine: routine.name, slot: f.slot, reason: pre });
+      continue;
+    }
     const runId = runIdForSlot(routine.name, f.slot);
     const overlap = decideOverlap(routine.concurrencyPolicy, runs);
     if (overlap.action === 'skip') {

@@ -33,6 +33,8 @@ export interface RoutineState {
   pause?: Pause;
   /** The routine's runs (only scheduled/queued/running matter, for overlap). */
   runs?: readonly Pick<Run, 'id' | 'status'>[];
+  /** Pending operator skips, by slot (epoch ms). */
+  skips?: ReadonlyMap<number, { by: string }>;
 }
 
 export interface PlanState {

@@ -1,6 +1,7 @@
 import type { CatchUpPolicy } from '../model/routine.schema';
 import type { Trigger } from '../model/trigger.schema';
 import { slotsBefore } from '../schedule/next-fire';
+import type { SlotBounds } from '../schedule/slot-bounds';
 import { countSlotsBetween } from './count-slots';
 import { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 import type { SkipReason } from './skip-reason';
@@ -13,6 +14,8 @@ export const MAX_ON_TIME_FIRES = 1000;
 
 export interface CatchUpInput {
   trigger: Trigger;
+  /** The routine's `startAt`/`endAt` (see `slotBounds`): slots outside them do not exist. */
+  bounds?: SlotBounds;
   /** Latest slot already fired or recorded (epoch ms); slots in `(lastSlot, now]` are due. */
   lastSlot: number;
   now: number;
@@ -78,7 +81,7 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
 
   const due: number[] = []; // newest first
   if (now > lastSlot) {
-    for (const slot of slotsBefore(trigger, now + 1)) {
+    for (const slot of slotsBefore(trigger, now + 1, input.bounds)) {
       if (slot <= lastSlot || due.length >= limit) break;
       due.push(slot);
     }
@@ -110,7 +113,8 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
   const listed = skip.slice(0, maxSkipRecords);
   const dropped = skip.length - listed.length;
   const oldest = due[due.length - 1] as number;
-  const older = due.length >= limit ? countSlotsBetween(trigger, lastSlot, oldest) : { count: 0, exact: true };
+  const older =
+    due.length >= limit ? countSlotsBetween(trigger, lastSlot, oldest, input.bounds) : { count: 0, exact: true };
   const result: CatchUpResult = { fire: fire.reverse(), skip: listed.reverse(), cursor: newest };
   if (dropped + older.count > 0) {
     const reason = lateness(oldest, input) === 'late' ? 'deadline-exceeded' : policyReason(policy);

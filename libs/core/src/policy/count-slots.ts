@@ -1,12 +1,20 @@
 import type { Trigger } from '../model/trigger.schema';
 import { MAX_ENUMERATED_SLOTS, slotsBetween } from '../schedule/next-fire';
+import type { SlotBounds } from '../schedule/slot-bounds';
 
 /**
  * How many slots of `trigger` lie strictly between `fromMs` and `toMs` (epoch ms). Exact and O(1) for
  * `interval`; for other kinds it enumerates at most {@link MAX_ENUMERATED_SLOTS} slots and reports
- * `exact: false` (the count is then a lower bound) when there are more.
+ * `exact: false` (the count is then a lower bound) when there are more. Only slots within `bounds` count.
  */
-export function countSlotsBetween(trigger: Trigger, fromMs: number, toMs: number): { count: number; exact: boolean } {
+export function countSlotsBetween(
+  trigger: Trigger,
+  from: number,
+  to: number,
+  bounds?: SlotBounds,
+): { count: number; exact: boolean } {
+  const fromMs = bounds?.startMs === undefined ? from : Math.max(from, bounds.startMs - 1);
+  const toMs = bounds?.endMs === undefined ? to : Math.min(to, bounds.endMs + 1);
   if (toMs - fromMs <= 1) return { count: 0, exact: true };
   if (trigger.kind === 'interval') {
     const offset = trigger.offsetMs ?? 0;

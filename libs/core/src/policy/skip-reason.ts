@@ -5,7 +5,9 @@
  * - `catch-up-capped`: missed, policy `all`, but older than the newest `maxCatchUp` missed slots;
  * - `deadline-exceeded`: would start later than `slot + startingDeadlineMs`;
  * - `overlap-forbid`: a run of the routine is still queued or running and concurrencyPolicy is `forbid`;
- * - `condition-false`: the routine's condition check said no (healthy; not a failure).
+ * - `condition-false`: the routine's condition check said no (healthy; not a failure);
+ * - `excluded`: one of the routine's exclusion calendars holds the slot (recorded `excluded: <calendar>`);
+ * - `skipped-by-operator`: an operator asked for this one slot to be skipped (recorded `skipped-by-operator: by <who>`).
  */
 export const SKIP_REASONS = [
   'catch-up-skip',
@@ -14,5 +16,7 @@ export const SKIP_REASONS = [
   'deadline-exceeded',
   'overlap-forbid',
   'condition-false',
+  'excluded',
+  'skipped-by-operator',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -1,7 +1,11 @@
 import type { Trigger } from '../model/trigger.schema';
 import { fromWallMs, toWallMs, zoneOffsetMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
+import type { Calendar } from '../model/calendar.schema';
+import { exclusionOf } from './exclusion';
 import { preview } from './next-fire';
+import { operatorSkipReason } from './operator-skip';
+import { slotBounds } from './slot-bounds';
 
 /**
  * How a daylight-saving transition moved a fire: `gap` — its wall time did not exist (spring
@@ -16,6 +20,16 @@ export interface PreviewFire {
   /** The fire's local time in the trigger's zone, ISO 8601 with its offset. */
   local: string;
   dst?: DstShift;
+  /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+  skipped?: string;
+}
+
+/** What of a routine shapes its upcoming fires besides the trigger: bounds, exclusions, operator skips. */
+export interface PreviewLimits {
+  startAt?: string;
+  endAt?: string;
+  exclude?: readonly (string | Calendar)[];
+  skips?: ReadonlyMap<number, { by: string }>;
 }
 
 const pad = (n: number) => String(Math.abs(n)).padStart(2, '0');
@@ -39,12 +53,16 @@ function dstShiftOf(trigger: Trigger, at: number): DstShift | undefined {
 
 /**
  * The next `n` fires of `trigger` strictly after `fromMs`, with their local time in the trigger's
- * zone (UTC for interval and once triggers) and a marker on fires a DST transition shifted. Pure.
+ * zone (UTC for interval and once triggers) and a marker on fires a DST transition shifted. With
+ * `limits` (the routine): only slots within `startAt`/`endAt`, and those an exclusion or an
+ * operator skip will skip marked `skipped` (listed, not left out: the slot exists). Pure.
  */
-export function previewFires(trigger: Trigger, fromMs: number, n: number): PreviewFire[] {
+export function previewFires(trigger: Trigger, fromMs: number, n: number, limits: PreviewLimits = {}): PreviewFire[] {
   const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
-  return preview({ trigger }, fromMs, n).map((at) => {
+  return preview({ trigger }, fromMs, n, slotBounds(limits)).map((at) => {
     const dst = dstShiftOf(trigger, at);
-    return { at, local: localIso(at, tz), ...(dst && { dst }) };
+    const skip = limits.skips?.get(at);
+    const skipped = exclusionOf({ trigger, exclude: limits.exclude }, at) ?? (skip && operatorSkipReason(skip));
+    return { at, local: localIso(at, tz), ...(dst && { dst }), ...(skipped && { skipped }) };
   });
 }

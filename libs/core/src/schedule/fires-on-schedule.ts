@@ -1,5 +1,6 @@
 import type { Routine } from '../model/routine.schema';
 import { nextFire } from './next-fire';
+import { slotBounds, withinBounds } from './slot-bounds';
 
 /** What decides whether a routine's trigger is timing fires: its launcher's verdict and its cursor. */
 export interface ScheduleState {
@@ -12,13 +13,21 @@ export interface ScheduleState {
 
 /**
  * Whether a routine should be firing on its schedule: active, not disabled by repeated launch
- * failures, timed (not manual), and for a one-shot trigger only until its instant was handled.
+ * failures, timed (not manual), for a one-shot trigger only until its instant was handled, and
+ * with an `endAt` only while a slot remains after its cursor (past it, it is spent like a `once`).
  * The one answer the reconciler (which timing sources exist) and the watchdog (what is overdue)
  * share. Pure.
  */
 export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean {
   if (routine.status !== 'active' || state.disabledReason || routine.trigger.kind === 'manual') return false;
-  if (routine.trigger.kind === 'once') return Date.parse(routine.trigger.at) > (state.lastSlot ?? -1);
+  const bounds = slotBounds(routine);
+  if (routine.trigger.kind === 'once') {
+    const at = Date.parse(routine.trigger.at);
+    return at > (state.lastSlot ?? -1) && withinBounds(bounds, at);
+  }
+  const cursor = state.lastSlot ?? state.since;
+  if (bounds?.endMs !== undefined && cursor !== undefined)
+    return nextFire(routine.trigger, cursor, bounds) !== undefined;
   return true;
 }
 
@@ -28,7 +37,7 @@ export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean
  * many routines often may keep it until the trigger or the cursor moves. Pure.
  */
 export function expectedSlot(routine: Routine, state: ScheduleState, createdAt: number): number | undefined {
-  return nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt);
+  return nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt, slotBounds(routine));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IntervalTrigger, Trigger } from '../model/trigger.schema';
 import { parseIsoInstant } from '../model/iso-instant';
 import { cronSlotsAfter, cronSlotsBefore } from './cron-schedule';
+import { boundedAfter, boundedBefore, type SlotBounds } from './slot-bounds';
 
 /**
  * Slot k of an interval trigger lies at `k * everyMs + offsetMs` (epoch ms) for every integer k: the grid is
@@ -19,10 +20,24 @@ export function intervalSlotBefore(trigger: IntervalTrigger, beforeMs: number): 
 }
 
 /**
- * Lazily yield every fire time (epoch ms) of `trigger` strictly after `afterMs`, strictly increasing.
- * Infinite for `cron` and `interval`; at most one for `once`; none for `manual`. Callers bound it.
+ * Lazily yield every fire time (epoch ms) of `trigger` strictly after `afterMs`, strictly increasing,
+ * within `bounds` (a routine's `startAt`/`endAt`, see `slotBounds`). Infinite for `cron` and
+ * `interval` without an end; at most one for `once`; none for `manual`. Callers bound it.
  */
-export function* slotsAfter(trigger: Trigger, afterMs: number): Generator<number, void, undefined> {
+export function slotsAfter(trigger: Trigger, afterMs: number, bounds?: SlotBounds): Generator<number, void, undefined> {
+  return boundedAfter((from) => triggerSlotsAfter(trigger, from), afterMs, bounds);
+}
+
+/** Lazily yield every fire time (epoch ms) of `trigger` strictly before `beforeMs`, strictly decreasing, within `bounds`. */
+export function slotsBefore(
+  trigger: Trigger,
+  beforeMs: number,
+  bounds?: SlotBounds,
+): Generator<number, void, undefined> {
+  return boundedBefore((from) => triggerSlotsBefore(trigger, from), beforeMs, bounds);
+}
+
+function* triggerSlotsAfter(trigger: Trigger, afterMs: number): Generator<number, void, undefined> {
   switch (trigger.kind) {
     case 'cron':
       yield* cronSlotsAfter(trigger, afterMs);
@@ -39,8 +54,7 @@ export function* slotsAfter(trigger: Trigger, afterMs: number): Generator<number
   }
 }
 
-/** Lazily yield every fire time (epoch ms) of `trigger` strictly before `beforeMs`, strictly decreasing. */
-export function* slotsBefore(trigger: Trigger, beforeMs: number): Generator<number, void, undefined> {
+function* triggerSlotsBefore(trigger: Trigger, beforeMs: number): Generator<number, void, undefined> {
   switch (trigger.kind) {
     case 'cron':
       yield* cronSlotsBefore(trigger, beforeMs);
@@ -67,13 +81,13 @@ function first(gen: Generator<number, void, undefined>): number | undefined {
  * (`manual`; `once` whose `at` is not after `afterMs`; a cron with no further date).
  * Invariant: `nextFire(t, x) > x`. Cron follows the DST policy of `cronSlotsAfter`; interval the epoch grid.
  */
-export function nextFire(trigger: Trigger, afterMs: number): number | undefined {
-  return first(slotsAfter(trigger, afterMs));
+export function nextFire(trigger: Trigger, afterMs: number, bounds?: SlotBounds): number | undefined {
+  return first(slotsAfter(trigger, afterMs, bounds));
 }
 
 /** The last fire time (epoch ms) of `trigger` strictly before `beforeMs`, or `undefined`. Mirror of {@link nextFire}. */
-export function prevFire(trigger: Trigger, beforeMs: number): number | undefined {
-  return first(slotsBefore(trigger, beforeMs));
+export function prevFire(trigger: Trigger, beforeMs: number, bounds?: SlotBounds): number | undefined {
+  return first(slotsBefore(trigger, beforeMs, bounds));
 }
 
 /** Largest `n` {@link preview} and {@link slotsBetween} will return. */
@@ -83,11 +97,11 @@ export const MAX_ENUMERATED_SLOTS = 10_000;
  * The next `n` fire times (epoch ms, strictly increasing) of `routine.trigger` strictly after `fromMs`.
  * Fewer than `n` when the trigger runs out (`once`, `manual`). `n` is clamped to [0, {@link MAX_ENUMERATED_SLOTS}].
  */
-export function preview(routine: { trigger: Trigger }, fromMs: number, n: number): number[] {
+export function preview(routine: { trigger: Trigger }, fromMs: number, n: number, bounds?: SlotBounds): number[] {
   const limit = Math.max(0, Math.min(Math.floor(n), MAX_ENUMERATED_SLOTS));
   const out: number[] = [];
   if (limit === 0) return out;
-  for (const at of slotsAfter(routine.trigger, fromMs)) {
+  for (const at of slotsAfter(routine.trigger, fromMs, bounds)) {
     out.push(at);
     if (out.length >= limit) break;
   }
@@ -104,10 +118,11 @@ export function slotsBetween(
   fromMs: number,
   toMs: number,
   limit: number = MAX_ENUMERATED_SLOTS,
+  bounds?: SlotBounds,
 ): { slots: number[]; truncated: boolean } {
   const cap = Math.max(0, Math.min(Math.floor(limit), MAX_ENUMERATED_SLOTS));
   const slots: number[] = [];
-  for (const at of slotsAfter(trigger, fromMs)) {
+  for (const at of slotsAfter(trigger, fromMs, bounds)) {
     if (at > toMs) return { slots, truncated: false };
     if (slots.length >= cap) return { slots, truncated: true };
     slots.push(at);

@@ -32,6 +32,8 @@ export const SLOT_SKIP_REASONS = [
   'deadline-exceeded',
   'overlap-forbid',
   'condition-false',
+  'excluded',
+  'skipped-by-operator',
   'paused',
   'backing-off',
   'disabled',

@@ -2,6 +2,7 @@ import type { Trigger } from '../model/trigger.schema';
 import type { RunSource, RunStatus } from '../run/run-status';
 import { NAME_PATTERN } from '../model/name.schema';
 import { slotsBefore, slotsBetween } from './next-fire';
+import type { SlotBounds } from './slot-bounds';
 import { slotSkipReason, type SlotFate, type SlotSkipReason } from './slot-fate';
 
 /** The most slots one ledger lists: a longer range is refused, so a reader never loads unbounded data. */
@@ -11,10 +12,10 @@ export const MAX_LEDGER_SLOTS = 1000;
  * A ledger's default start: just before the `n`-th slot up to `to` (so `(from, to]` holds the last `n`
  * slots), or a day before `to` when the trigger has fewer (a once or manual routine).
  */
-export function defaultLedgerFrom(trigger: Trigger, to: number, n: number): number {
+export function defaultLedgerFrom(trigger: Trigger, to: number, n: number, bounds?: SlotBounds): number {
   let from = to - 86_400_000;
   let seen = 0;
-  for (const at of slotsBefore(trigger, to + 1)) {
+  for (const at of slotsBefore(trigger, to + 1, bounds)) {
     from = at - 1;
     if (++seen >= n) break;
   }
@@ -75,6 +76,13 @@ export interface LedgerSlot {
 
 export interface LedgerInput {
   trigger: Trigger;
+  /** The routine's `startAt`/`endAt`: no slot of the schedule lies outside them. */
+  bounds?: SlotBounds;
+  /**
+   * Why a slot still ahead will be skipped (an exclusion, an operator's skip), if it will: shown on
+   * its `not-yet-due` entry as `reason`/`detail` before it is recorded.
+   */
+  ahead?: (slot: number) => string | undefined;
   /** The range `(from, to]`, epoch ms. */
   from: number;
   to: number;
@@ -133,7 +141,12 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
     const detail = skip.reason !== undefined && skip.reason !== reason ? { detail: skip.reason } : {};
     return { ...base, fate: reason === 'superseded' ? 'superseded' : 'skipped', reason, ...detail };
   }
-  if (slot > input.now) return { ...base, fate: 'not-yet-due' };
+  if (slot > input.now) {
+    const why = input.ahead?.(slot);
+    if (why === undefined) return { ...base, fate: 'not-yet-due' };
+    const reason = slotSkipReason(why);
+    return { ...base, fate: 'not-yet-due', reason, ...(why !== reason && { detail: why }), recorded: false };
+  }
   const idle = (input.pauses ?? []).find((p) => slot > p.from && (p.to === undefined || slot <= p.to));
   if (idle) return { ...base, fate: 'skipped', reason: idle.reason ?? 'paused', recorded: false };
   if (input.cursor === undefined || slot > input.cursor) return { ...base, fate: 'due' };
@@ -149,7 +162,7 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
  */
 export function slotLedger(routine: string, input: LedgerInput): Ledger {
   const limit = Math.min(input.limit ?? MAX_LEDGER_SLOTS, MAX_LEDGER_SLOTS);
-  const planned = slotsBetween(input.trigger, input.from, input.to, limit);
+  const planned = slotsBetween(input.trigger, input.from, input.to, limit, input.bounds);
   const within = (s: number) => s > input.from && s <= input.to;
   const found = gather(routine, input.records, within);
   const slots = new Set<number>(planned.slots);
