@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { nameSchema, ORIGINS, ROUTINE_STATUSES, routineSchema, RUN_STATUSES, STATS_STATUSES } from '@drover/core';
+import {
+  checkRoutineBounds,
+  nameSchema,
+  ORIGINS,
+  ROUTINE_STATUSES,
+  routineObject,
+  routineSchema,
+  RUN_STATUSES,
+  STATS_STATUSES,
+} from '@drover/core';
 import { isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
 import { RunSchema } from '../runs/run-schema';
@@ -10,7 +19,7 @@ export const RoutineDefinitionSchema = named('RoutineDefinition', routineSchema(
 /** The body of POST /routines: a routine as written in a policy file. */
 export const routineBody = routineSchema();
 /** The body of PUT /routines/{name}: the same, `name` may be omitted (the path names it). */
-export const routinePutBody = routineSchema().extend({ name: nameSchema.optional() });
+export const routinePutBody = routineObject().extend({ name: nameSchema.optional() }).superRefine(checkRoutineBounds);
 
 export const nameParams = z.strictObject({ name: nameSchema });
 
@@ -68,6 +77,8 @@ export const PreviewSchema = named(
         at: iso,
         local: z.string().describe('local time with its UTC offset'),
         dst: z.enum(['gap', 'overlap']).optional(),
+        /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+        skipped: z.string().optional(),
       }),
     ),
   }),

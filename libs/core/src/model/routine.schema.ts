@@ -51,78 +51,84 @@ const instantSchema = boundedString(MAX_INSTANT_LENGTH).refine((v) => parseIsoIn
  * a bound from `./limits` (the whole definition's size is checked by `parseBundle`).
  */
 export function routineSchema(opts?: ValidationOptions) {
-  return z
-    .strictObject({
-      name: nameSchema,
-      jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
-      queue: nameSchema,
-      trigger: triggerSchema(opts),
-      payload: jsonWithin(z.unknown().default({}), MAX_PAYLOAD_BYTES),
-      priority: prioritySchema.default('medium'),
-      concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
-      catchUpPolicy: z.enum(CATCH_UP_POLICIES).default('skip'),
-      maxCatchUp: z.number().int().positive().max(10_000).default(100),
-      /** A fire started later than `slot + startingDeadlineMs` is skipped. Unset = no deadline. */
-      startingDeadlineMs: z.number().int().nonnegative().optional(),
-      /**
-       * A slot dispatched at most this late (ms) runs normally; a later one is *missed* and follows
-       * `catchUpPolicy`. At most an hour.
-       */
-      misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
-      /** Name of a registered condition check run before enqueueing. */
-      condition: boundedString(MAX_HOOK_NAME_LENGTH).min(1).optional(),
-      /**
-       * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
-       * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).
-       */
-      conditionTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
-      maxLaunchFailures: z.number().int().positive().default(5),
-      status: z.enum(ROUTINE_STATUSES).default('active'),
-      owner: boundedString(MAX_OWNER_LENGTH).optional(),
-      system: z.boolean().default(false),
-      labels: labelsSchema.default({}),
-      /** Optional per-routine overrides of the queue's job defaults. */
-      maxAttempts: z.number().int().positive().optional(),
-      timeoutMs: z.number().int().positive().optional(),
-      backoff: backoffSchema.optional(),
-      /**
-       * A selector routine: instead of one fixed job, each tick asks the named candidate provider what is
-       * owed and enqueues the top `maxPerTick` (band, then weighted staleness with `depthWeight`), each
-       * with its `key` in the payload. Nothing owed backs the ticks off (×2 up to ×4) until a run succeeds.
-       */
-      selector: z
-        .strictObject({
-          provider: boundedString(MAX_HOOK_NAME_LENGTH).min(1),
-          /** Passed to the provider as it is (e.g. `http.candidates` takes `{url, headers?}`); plain JSON. */
-          args: jsonWithin(z.record(z.string(), z.unknown()), MAX_SELECTOR_ARGS_BYTES).optional(),
-          maxPerTick: z.number().int().positive().max(100).default(1),
-          depthWeight: z.number().nonnegative().max(10).default(0.5),
-        })
-        .optional(),
-      /** Weighted-staleness inputs (see priority order): depth >= 0, emphasis >= 0. */
-      depth: z.number().nonnegative().optional(),
-      emphasis: z.number().nonnegative().optional(),
-      /** No slot before this instant (ISO 8601 with an offset). */
-      startAt: instantSchema.optional(),
-      /** No slot after this instant: past it the routine stops firing, like a spent `once`. */
-      endAt: instantSchema.optional(),
-      /**
-       * Exclusion calendars: a slot whose local date or minute one of them holds is recorded skipped
-       * (`excluded`), never run and never armed. Names of the bundle's `calendars`, or inline ones.
-       */
-      exclude: exclusionsSchema.optional(),
-    })
-    .superRefine((r, ctx) => {
-      const start = r.startAt === undefined ? undefined : parseIsoInstant(r.startAt);
-      const end = r.endAt === undefined ? undefined : parseIsoInstant(r.endAt);
-      if (start !== undefined && end !== undefined && end <= start) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['endAt'],
-          message: `${JSON.stringify(r.endAt)} is not after startAt ${JSON.stringify(r.startAt)}; endAt must be later than startAt`,
-        });
-      }
+  return routineObject(opts).superRefine(checkRoutineBounds);
+}
+
+/** What no single field shows: an `endAt` not after `startAt` (add it to a schema built from {@link routineObject}). */
+export function checkRoutineBounds(r: { startAt?: string; endAt?: string }, ctx: z.RefinementCtx): void {
+  const start = r.startAt === undefined ? undefined : parseIsoInstant(r.startAt);
+  const end = r.endAt === undefined ? undefined : parseIsoInstant(r.endAt);
+  if (start !== undefined && end !== undefined && end <= start) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['endAt'],
+      message: `${JSON.stringify(r.endAt)} is not after startAt ${JSON.stringify(r.startAt)}; endAt must be later than startAt`,
     });
+  }
+}
+
+/** The routine's fields without the checks across them (extend it, then add {@link checkRoutineBounds}). */
+export function routineObject(opts?: ValidationOptions) {
+  return z.strictObject({
+    name: nameSchema,
+    jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
+    queue: nameSchema,
+    trigger: triggerSchema(opts),
+    payload: jsonWithin(z.unknown().default({}), MAX_PAYLOAD_BYTES),
+    priority: prioritySchema.default('medium'),
+    concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
+    catchUpPolicy: z.enum(CATCH_UP_POLICIES).default('skip'),
+    maxCatchUp: z.number().int().positive().max(10_000).default(100),
+    /** A fire started later than `slot + startingDeadlineMs` is skipped. Unset = no deadline. */
+    startingDeadlineMs: z.number().int().nonnegative().optional(),
+    /**
+     * A slot dispatched at most this late (ms) runs normally; a later one is *missed* and follows
+     * `catchUpPolicy`. At most an hour.
+     */
+    misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
+    /** Name of a registered condition check run before enqueueing. */
+    condition: boundedString(MAX_HOOK_NAME_LENGTH).min(1).optional(),
+    /**
+     * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
+     * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).
+     */
+    conditionTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
+    maxLaunchFailures: z.number().int().positive().default(5),
+    status: z.enum(ROUTINE_STATUSES).default('active'),
+    owner: boundedString(MAX_OWNER_LENGTH).optional(),
+    system: z.boolean().default(false),
+    labels: labelsSchema.default({}),
+    /** Optional per-routine overrides of the queue's job defaults. */
+    maxAttempts: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    backoff: backoffSchema.optional(),
+    /**
+     * A selector routine: instead of one fixed job, each tick asks the named candidate provider what is
+     * owed and enqueues the top `maxPerTick` (band, then weighted staleness with `depthWeight`), each
+     * with its `key` in the payload. Nothing owed backs the ticks off (×2 up to ×4) until a run succeeds.
+     */
+    selector: z
+      .strictObject({
+        provider: boundedString(MAX_HOOK_NAME_LENGTH).min(1),
+        /** Passed to the provider as it is (e.g. `http.candidates` takes `{url, headers?}`); plain JSON. */
+        args: jsonWithin(z.record(z.string(), z.unknown()), MAX_SELECTOR_ARGS_BYTES).optional(),
+        maxPerTick: z.number().int().positive().max(100).default(1),
+        depthWeight: z.number().nonnegative().max(10).default(0.5),
+      })
+      .optional(),
+    /** Weighted-staleness inputs (see priority order): depth >= 0, emphasis >= 0. */
+    depth: z.number().nonnegative().optional(),
+    emphasis: z.number().nonnegative().optional(),
+    /** No slot before this instant (ISO 8601 with an offset). */
+    startAt: instantSchema.optional(),
+    /** No slot after this instant: past it the routine stops firing, like a spent `once`. */
+    endAt: instantSchema.optional(),
+    /**
+     * Exclusion calendars: a slot whose local date or minute one of them holds is recorded skipped
+     * (`excluded`), never run and never armed. Names of the bundle's `calendars`, or inline ones.
+     */
+    exclude: exclusionsSchema.optional(),
+  });
 }
 
 const _defaultRoutineSchema = routineSchema();

@@ -1,6 +1,6 @@
 import type { Routine } from '../model/routine.schema';
 import { exclusionOf } from './exclusion';
-import { nextFire, prevFire } from './next-fire';
+import { nextFire, prevFire, slotsAfter } from './next-fire';
 import { slotBounds } from './slot-bounds';
 
 /** Most pending operator skips one routine holds (a skip is forgotten once its slot is decided). */
@@ -56,4 +56,25 @@ export function skipRefusal(routine: Routine, slot: number, now: number): SkipRe
   if (slot <= now) return { kind: 'past' };
   const reason = exclusionOf(routine, slot);
   return reason ? { kind: 'excluded', reason } : undefined;
+}
+
+/** How many excluded or skipped slots {@link nextRunningSlot} steps over before it gives up. */
+const MAX_PREEMPTED_STEPS = 1000;
+
+/**
+ * The first slot after `afterMs` (within the routine's bounds) that no exclusion or operator skip
+ * holds: when the routine will next run on its schedule. Undefined when the schedule runs out, or
+ * after {@link MAX_PREEMPTED_STEPS} skipped slots in a row. Pure.
+ */
+export function nextRunningSlot(
+  routine: Routine,
+  afterMs: number,
+  skips?: ReadonlyMap<number, Pick<OperatorSkip, 'by'>>,
+): number | undefined {
+  let steps = 0;
+  for (const slot of slotsAfter(routine.trigger, afterMs, slotBounds(routine))) {
+    if (preemptedSkip(routine, slot, skips) === undefined) return slot;
+    if (++steps >= MAX_PREEMPTED_STEPS) return undefined;
+  }
+  return undefined;
 }

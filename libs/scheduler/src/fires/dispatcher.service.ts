@@ -5,6 +5,8 @@ import {
   catchUpOne,
   initialIdle,
   nextFire,
+  preemptedSkip,
+  slotBounds,
   type IdleState,
   type Routine,
   type RoutineRecord,
@@ -16,6 +18,7 @@ import {
   RoutineChanges,
   RoutineStore,
   SlotClaims,
+  SlotSkips,
   withinPendingWindow,
   type CursorNext,
   type FireRequest,
@@ -51,7 +54,7 @@ interface Dispatch {
 /** Where the watchdog's index goes if `slot` becomes the cursor: the routine's next slot after it. */
 const nextAfter = (d: Dispatch, slot: number): CursorNext => ({
   version: d.record.version,
-  slot: nextFire(d.def.trigger, slot),
+  slot: nextFire(d.def.trigger, slot, slotBounds(d.def)),
 });
 
 const idleOf = (s: RoutineState): IdleState =>
@@ -72,6 +75,7 @@ export class Dispatcher {
   constructor(
     private readonly routines: RoutineStore,
     private readonly claims: SlotClaims,
+    private readonly skips: SlotSkips,
     private readonly decider: SlotDecider,
     private readonly applier: SlotApplier,
     private readonly disarmer: Disarmer,
@@ -95,10 +99,11 @@ export class Dispatcher {
     request: FireRequest,
     opts: { retry?: boolean } = {},
   ): Promise<DispatchResult | undefined> {
-    // The fire's own slot claim comes with the routine (sent together: one round trip).
-    const [{ record, state }, own] = await Promise.all([
+    // The fire's own slot claim and the operators' skips come with the routine (sent together).
+    const [{ record, state }, own, skips] = await Promise.all([
       this.routines.getWithState(routine),
       this.claims.get(routine, request.slot),
+      this.skips.pending(routine),
     ]);
     if (!record || record.def.status === 'archived' || record.def.trigger.kind === 'manual') return undefined;
     const now = this.clock.now();
@@ -107,7 +112,7 @@ export class Dispatcher {
       def: record.def,
       now,
       retry: !!opts.retry,
-      ctx: { launcher: { ...state }, idle: idleOf(state), verdicts: new Map(), picked: new Set() },
+      ctx: { launcher: { ...state }, idle: idleOf(state), verdicts: new Map(), picked: new Set(), skips },
       result: emptyResult(),
       gone: false,
     };
@@ -124,9 +129,11 @@ export class Dispatcher {
       await this.handle(d, slot, true);
     } else {
       // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
+      const bounds = slotBounds(d.def);
       const plan = catchUp({
         ...policy,
         trigger: d.def.trigger,
+        ...(bounds && { bounds }),
         lastSlot: cursor,
         now: Math.max(now, request.slot),
         maxCatchUp: d.def.maxCatchUp,
@@ -158,13 +165,15 @@ export class Dispatcher {
     s: { slot: number; source: 'schedule' | 'catch-up'; skip?: string },
     takeoverOnly: boolean,
   ): Promise<void> {
-    const decided = s.skip
-      ? {
-          decision: { kind: 'skip', source: s.source, reason: s.skip, at: d.now } as SlotDecision,
-          launcher: d.ctx.launcher,
-          idle: d.ctx.idle,
-        }
-      : await this.decider.decide(d.def, s.slot, s.source, d.ctx, d.now);
+    // An exclusion or an operator's skip is recorded as such whatever catch-up made of the slot.
+    const decided =
+      s.skip && !preemptedSkip(d.def, s.slot, d.ctx.skips)
+        ? {
+            decision: { kind: 'skip', source: s.source, reason: s.skip, at: d.now } as SlotDecision,
+            launcher: d.ctx.launcher,
+            idle: d.ctx.idle,
+          }
+        : await this.decider.decide(d.def, s.slot, s.source, d.ctx, d.now);
     const outcome = await this.claims.claim({
       routine: d.def.name,
       slot: s.slot,
@@ -175,6 +184,8 @@ export class Dispatcher {
     });
     switch (outcome.kind) {
       case 'claimed':
+        // A skip is forgotten once its slot is decided (recorded skipped, or decided otherwise).
+        if (d.ctx.skips.has(s.slot)) await this.skips.forget(d.def.name, s.slot);
         d.ctx.launcher = decided.launcher;
         d.ctx.idle = decided.idle;
         await this.applier.apply(d.def, { slot: s.slot, rev: outcome.rev, now: d.now }, decided.decision, d.result);
@@ -247,7 +258,8 @@ export class Dispatcher {
         .filter((e) => e.slot > now && e.queue === def.queue && e.version === record.version)
         .map((e) => e.slot),
     );
-    const fresh = armableSlots(def, d.ctx.launcher, after, now).filter((s) => !held.has(s));
+    const skipped = (slot: number) => preemptedSkip(def, slot, d.ctx.skips) !== undefined;
+    const fresh = armableSlots(def, d.ctx.launcher, after, now, skipped).filter((s) => !held.has(s));
     const armed = [];
     for (const slot of fresh) {
       const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, v: record.version };

@@ -1,4 +1,4 @@
-import type { Routine, Trigger } from '@drover/core';
+import type { Routine, SlotBounds, Trigger } from '@drover/core';
 import { isArmable } from './arming';
 
 /**
@@ -14,10 +14,16 @@ export function fireLagMs(def: Routine): number {
 }
 
 /**
- * A stable fingerprint of what a routine's Job Scheduler depends on. Only the trigger matters:
- * payload, priority and policies are read at fire time, so editing them writes no scheduler.
+ * A stable fingerprint of what a routine's Job Scheduler depends on. Only the trigger and the
+ * routine's `startAt`/`endAt` matter: payload, priority, policies and exclusions are read at fire
+ * time, so editing them writes no scheduler.
  */
-export function schedulerFingerprint(trigger: Trigger, lagMs = 0): string {
+export function schedulerFingerprint(trigger: Trigger, lagMs = 0, bounds?: SlotBounds): string {
+  const within = `${bounds?.startMs !== undefined ? `|from ${bounds.startMs}` : ''}${bounds?.endMs !== undefined ? `|until ${bounds.endMs}` : ''}`;
+  return triggerFingerprint(trigger, lagMs) + within;
+}
+
+function triggerFingerprint(trigger: Trigger, lagMs: number): string {
   switch (trigger.kind) {
     case 'cron':
       return `cron|${trigger.cron}|${trigger.tz ?? 'UTC'}`;

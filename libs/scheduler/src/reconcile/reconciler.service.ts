@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { firesOnSchedule, nextFire, type RoutineRecord } from '@drover/core';
+import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
 import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
@@ -22,6 +22,9 @@ async function withConcurrency<T>(items: T[], limit: number, fn: (item: T) => Pr
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
+
+/** What the routine's timing source on the fires queue is written from. */
+const fingerprintOf = (def: Routine) => schedulerFingerprint(def.trigger, fireLagMs(def), slotBounds(def));
 
 export interface ReconcileReport {
   upserted: string[];
@@ -73,9 +76,7 @@ export class Reconciler {
     for (const rec of records) {
       if (firesOnSchedule(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
-    const toWrite = [...desired.values()].filter(
-      (rec) => written[rec.def.name] !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def)),
-    );
+    const toWrite = [...desired.values()].filter((rec) => written[rec.def.name] !== fingerprintOf(rec.def));
     report.unchanged = desired.size - toWrite.length;
     // Bounded parallelism (100k first-time upserts one by one would take minutes of round trips);
     // each chunk's fingerprints are recorded once its BullMQ writes are done, in one fenced write.
@@ -84,7 +85,7 @@ export class Reconciler {
       await withConcurrency(chunk, IN_FLIGHT, (rec) => this.writeTiming(rec, written[rec.def.name], isCurrent));
       await this.recordWritten(
         lead,
-        chunk.map((rec) => [rec.def.name, schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))]),
+        chunk.map((rec) => [rec.def.name, fingerprintOf(rec.def)]),
       );
     }
     report.upserted = toWrite.map((rec) => rec.def.name);
@@ -168,8 +169,7 @@ export class Reconciler {
     const state = await this.routines.getState(name);
     const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
     const wanted = rec && firesOnSchedule(rec.def, state);
-    if (wanted && (force || written !== schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))))
-      await this.write(rec, written, lead, isCurrent);
+    if (wanted && (force || written !== fingerprintOf(rec.def))) await this.write(rec, written, lead, isCurrent);
     else if (!wanted && written) await this.remove(name, written, lead, isCurrent);
   }
 
@@ -180,7 +180,7 @@ export class Reconciler {
     isCurrent: () => boolean,
   ): Promise<void> {
     await this.writeTiming(rec, previous, isCurrent);
-    await this.recordWritten(lead, [[rec.def.name, schedulerFingerprint(rec.def.trigger, fireLagMs(rec.def))]]);
+    await this.recordWritten(lead, [[rec.def.name, fingerprintOf(rec.def)]]);
   }
 
   /** Puts the routine's timing source on the fires queue (its fingerprint is recorded by the caller). */
@@ -192,14 +192,22 @@ export class Reconciler {
     // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
     const template = { name: 'fire', data: { routine: def.name } };
     const t = def.trigger;
+    // startAt/endAt: BullMQ starts and ends the Job Scheduler there (the dispatcher's catch-up
+    // never sees a slot outside them either); past endAt the reconciler removes it.
+    const bounds = slotBounds(def);
+    const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
     if (t.kind === 'cron') {
-      await this.fires.upsertJobScheduler(def.name, { pattern: t.cron, tz: t.tz ?? 'UTC' }, template);
+      const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
+      const repeat = { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate };
+      await this.fires.upsertJobScheduler(def.name, repeat, template);
     } else if (t.kind === 'interval') {
       // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
       const lagMs = fireLagMs(def);
-      const startDate = nextFire(t, this.clock.now())! + lagMs;
+      const first = nextFire(t, this.clock.now(), bounds);
+      if (first === undefined) return; // past endAt: nothing left to time
       const data = lagMs ? { routine: def.name, lagMs } : template.data;
-      await this.fires.upsertJobScheduler(def.name, { every: t.everyMs, startDate }, { ...template, data });
+      const repeat = { every: t.everyMs, startDate: first + lagMs, ...endDate };
+      await this.fires.upsertJobScheduler(def.name, repeat, { ...template, data });
     } else if (t.kind === 'once') {
       if (previous?.startsWith('every|') || previous?.startsWith('cron|'))
         await this.fires.removeJobScheduler(def.name);

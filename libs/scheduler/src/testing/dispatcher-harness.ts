@@ -10,6 +10,7 @@ import {
   RoutineStore,
   RunStore,
   SlotClaims,
+  SlotSkips,
 } from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
@@ -42,14 +43,16 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const routines = new RoutineStore(conns.command, keys);
   const index = new RoutineIndex(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
+  const skips = new SlotSkips(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
-  const disarmer = new Disarmer(claims, bull, clock, log);
+  const disarmer = new Disarmer(claims, bull, clock, log, new SlotSkips(conns.command, keys));
   const changes = new RoutineChanges(conns.command, keys);
   const dispatcher = new Dispatcher(
     routines,
     claims,
+    skips,
     new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
@@ -67,6 +70,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     routines,
     index,
     claims,
+    skips,
     conditions,
     candidates,
     metrics,
