@@ -1498,6 +1498,7 @@ export interface components {
           local: string;
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
+          skipped?: string;
         }[];
         /** @description Not listed (over `slots`) */
         more: {

@@ -54,7 +54,15 @@ const WhatIfSchema = named(
           .describe('Slots between the stored cursor and `at` that would fire, oldest first'),
         skips: z.array(z.object({ slot: iso, reason: z.enum(SKIP_REASONS) })),
         waiting: z.array(wait).describe('Why the routine fires nothing now'),
-        next: z.array(z.object({ at: iso, local: z.string(), dst: z.enum(['gap', 'overlap']).optional() })),
+        next: z.array(
+          z.object({
+            at: iso,
+            local: z.string(),
+            dst: z.enum(['gap', 'overlap']).optional(),
+            /** Why this slot will not run: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+            skipped: z.string().optional(),
+          }),
+        ),
         more: z.object({ fires: z.number().int(), skips: z.number().int() }).describe('Not listed (over `slots`)'),
       }),
     ),
