@@ -12,6 +12,7 @@ import { followRun } from '../runs/follow-run';
 import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
+import { registerRoutineSkips } from './routine-skips.command';
 import { registerRoutineSlots } from './routine-slots.command';
 import { whatIfApply, type WhatIfOptions } from './what-if.command';
 import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
@@ -35,6 +36,8 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
     ['job type', d.jobType],
     ['queue', d.queue ?? ''],
     ['next fire', r.nextFireAt ? `${r.nextFireAt} (${ctx.ago(r.nextFireAt)})` : ''],
+    ['bounds', d.startAt || d.endAt ? `${d.startAt ?? '…'} – ${d.endAt ?? '…'}` : ''],
+    ['excludes', (d.exclude ?? []).map((c) => (typeof c === 'string' ? c : (c.name ?? 'inline'))).join(', ')],
     ['last run', r.lastRun ? `${r.lastRun.id} ${ctx.colors.status(r.lastRun.status)} ${ctx.ago(r.lastRun.at)}` : ''],
     ['overlap', d.concurrencyPolicy ?? ''],
     ['catch-up', `${d.catchUpPolicy ?? ''} (max ${d.maxCatchUp ?? '-'})`],
@@ -303,6 +306,7 @@ Examples:
               { header: 'local', value: (i) => i.local },
               { header: 'in', value: (i) => ctx.ago(i.at) },
               { header: 'dst', value: (i) => i.dst ?? '' },
+              { header: 'skipped', value: (i) => i.skipped ?? '' },
             ],
             p.items,
             ctx.width,
@@ -361,4 +365,5 @@ Examples:
 
   registerRoutineOverrides(routines, ctx);
   registerRoutineSlots(routines, ctx);
+  registerRoutineSkips(routines, ctx);
 }
