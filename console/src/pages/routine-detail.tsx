@@ -1,7 +1,8 @@
-import { api, ok } from '../api';
+import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
 import { Link } from '../components/link';
+import { NextFires } from '../components/next-fires';
 import { RoutineActions } from '../components/routine-actions';
 import { SelectorPanel } from '../components/selector-panel';
 import { SlotStrip } from '../components/slot-strip';
@@ -9,6 +10,16 @@ import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { triggerText } from './routines';
+
+type Exclusion = NonNullable<Routine['definition']['exclude']>[number];
+/** An exclusion calendar in a line: its name, else what it holds. */
+const exclusionText = (c: Exclusion) =>
+  typeof c === 'string'
+    ? c
+    : (c.name ??
+        [c.dates && `${c.dates.length} date${c.dates.length === 1 ? '' : 's'}`, c.cron && `"${c.cron}"`]
+          .filter(Boolean)
+          .join(' and ')) + (c.tz ? ` (${c.tz})` : '');
 
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
 
@@ -65,6 +76,21 @@ export function RoutineDetail({ name }: { name: string }) {
             <dd>
               overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
             </dd>
+            {(d.routine.definition.startAt || d.routine.definition.endAt) && (
+              <>
+                <dt>runs</dt>
+                <dd>
+                  {d.routine.definition.startAt ? <>from {when(d.routine.definition.startAt)} </> : null}
+                  {d.routine.definition.endAt ? <>until {when(d.routine.definition.endAt)}</> : null}
+                </dd>
+              </>
+            )}
+            {(d.routine.definition.exclude ?? []).length > 0 && (
+              <>
+                <dt>excludes</dt>
+                <dd>{(d.routine.definition.exclude ?? []).map(exclusionText).join('; ')}</dd>
+              </>
+            )}
           </dl>
 
           {d.routine.definition.selector && <SelectorPanel routine={d.routine} reloadKey={d} />}
@@ -158,30 +184,7 @@ export function RoutineDetail({ name }: { name: string }) {
             </ul>
           )}
 
-          <h2>Next fires</h2>
-          {d.preview.paused && <p class="muted">Paused: these are the fires it would make once resumed.</p>}
-          {d.preview.items.length === 0 ? (
-            <Empty>No upcoming fires (manual or finished trigger).</Empty>
-          ) : (
-            <ol class="plain">
-              {d.preview.items.map((p) => (
-                <li key={p.at}>
-                  {when(p.at)} <Time iso={p.at} />
-                  {d.preview.tz !== 'UTC' && (
-                    <span class="muted">
-                      {' '}
-                      ({p.local.slice(11, 16)} in {d.preview.tz})
-                    </span>
-                  )}
-                  {p.dst && (
-                    <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
-                      DST {p.dst}
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ol>
-          )}
+          <NextFires name={name} preview={d.preview} onChange={res.reload} />
           <details>
             <summary>Definition</summary>
             <pre>{json(d.routine.definition)}</pre>
