@@ -58,12 +58,24 @@ export function NextFires({ name, preview, onChange }: { name: string; preview: 
                 )}
                 {p.skipped && <span class="badge s-skipped">{p.skipped}</span>}
                 {can && !p.skipped && (
-                  <button type="button" class="small" disabled={busy === p.at} onClick={() => void skip(p.at)}>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Skip ${name} at ${p.at}`}
+                    disabled={busy === p.at}
+                    onClick={() => void skip(p.at)}
+                  >
                     skip
                   </button>
                 )}
                 {can && byOperator && (
-                  <button type="button" class="small" disabled={busy === p.at} onClick={() => void unskip(p.at)}>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Undo the skip of ${name} at ${p.at}`}
+                    disabled={busy === p.at}
+                    onClick={() => void unskip(p.at)}
+                  >
                     undo skip
                   </button>
                 )}
