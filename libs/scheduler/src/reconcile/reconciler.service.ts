@@ -196,6 +196,13 @@ export class Reconciler {
     // never sees a slot outside them either); past endAt the reconciler removes it.
     const bounds = slotBounds(def);
     const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
+    if (t.kind !== 'once' && bounds?.endMs !== undefined && bounds.endMs < this.clock.now()) {
+      // Ended: BullMQ would leave an older Job Scheduler in place. Slots still owed before the end
+      // are the watchdog's (its expected slot is overdue), which dispatches them.
+      if (previous?.startsWith('cron|') || previous?.startsWith('every|'))
+        await this.fires.removeJobScheduler(def.name);
+      return;
+    }
     if (t.kind === 'cron') {
       const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
       const repeat = { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate };
