@@ -57,6 +57,8 @@ describe('drover completion', () => {
       'overrides',
       'candidates',
       'slots',
+      'skip',
+      'skips',
       'help',
     ]);
   });
