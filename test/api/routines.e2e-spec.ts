@@ -50,6 +50,7 @@ describe('routines api: definitions, roles, drift and apply', () => {
       status: 'active',
       pause: null,
       disabledReason: null,
+      launcher: { consecutiveFailures: 0, backoffUntil: null, lastError: null, disabledAt: null },
       lastRun: null,
       nextFireAt: anIso(),
       createdAt: anIso(),

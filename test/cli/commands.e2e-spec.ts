@@ -287,7 +287,14 @@ describe('drover CLI over the API (real processes)', () => {
         queues: [{ name: 'default', concurrency: 5 }],
         routines: [
           { ...morning, priority: 'high', trigger: { kind: 'cron', cron: '0 9 * * *', tz: 'Europe/Paris' } },
-          { name: 'held', jobType: 'noop', queue: 'default', status: 'paused', trigger: { kind: 'manual' } },
+          {
+            name: 'held',
+            jobType: 'noop',
+            queue: 'default',
+            status: 'paused',
+            trigger: { kind: 'manual' },
+            condition: { kind: 'queue-depth', queue: 'default', below: 10 },
+          },
         ],
       }),
     );
@@ -297,7 +304,13 @@ describe('drover CLI over the API (real processes)', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('nothing was applied');
     expect(table.stdout).toMatch(/held\s+created\s+paused\s+0\s+0\s+-\s+paused\n/);
+    // A condition is named, never evaluated by a what-if.
+    expect(table.stdout).toMatch(
+      /conditions \(evaluated when each fire fires; a what-if calls none\)\n.*\n\s*held\s+queue-depth default < 10\n/,
+    );
     const answer = json((await viewer([...args, '-o', 'json'])).stdout);
+    expect(answer.routines[0].condition).toBe('queue-depth default < 10');
+    expect(answer.routines[1]).not.toHaveProperty('condition');
     expect(answer.routines.map((r: { routine: string; change: string }) => [r.routine, r.change])).toEqual([
       ['held', 'created'],
       ['morning', 'updated'],

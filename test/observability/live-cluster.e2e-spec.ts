@@ -90,15 +90,16 @@ describe('a live cluster scraped by Prometheus', () => {
     // The leader exports the gauges every few seconds after its election; wait for Prometheus to have them.
     await waitFor(
       'the leader-only gauges in Prometheus',
-      async () => ((await value('count(drover_routines)')) ?? 0) >= 3,
+      async () => ((await value('count(drover_routines)')) ?? 0) >= 4,
       { timeoutMs: 20_000, intervalMs: 250 },
     );
-    expect(await value('count(drover_routines)')).toBe(3); // one exporter × three statuses
+    expect(await value('count(drover_routines)')).toBe(4); // one exporter × four statuses (disabled too)
     expect(await value('sum(drover_leader)')).toBe(1);
     expect(await value('count(drover_leader)')).toBe(2);
     expect(await value('sum(up{job="scheduler"})')).toBe(2);
     expect(await value('sum(drover_routines)')).toBe(policy.routines.length);
     expect(await value('sum(drover_routines{status="active"})')).toBe(policy.routines.length);
+    expect(await value('sum(drover_routines{status="disabled"})')).toBe(0);
     for (const metric of [
       'drover_routines',
       'drover_queue_jobs',

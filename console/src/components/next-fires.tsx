@@ -45,15 +45,29 @@ export function NextFires({ name, preview, onChange }: { name: string; preview: 
             return (
               <li key={p.at}>
                 {p.skipped ? <s>{when(p.at)}</s> : when(p.at)} <Time iso={p.at} />
-                {preview.tz !== 'UTC' && (
+                {p.trigger !== undefined ? (
+                  // Several triggers: each fire in its own trigger's zone (the offset says which).
                   <span class="muted">
                     {' '}
-                    ({p.local.slice(11, 16)} in {preview.tz})
+                    ({p.local.slice(11, 16)} {p.local.slice(23)}, trigger {p.trigger})
                   </span>
+                ) : (
+                  preview.tz !== 'UTC' && (
+                    <span class="muted">
+                      {' '}
+                      ({p.local.slice(11, 16)} in {preview.tz})
+                    </span>
+                  )
                 )}
                 {p.dst && (
                   <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
                     DST {p.dst}
+                  </span>
+                )}
+                {p.start && (
+                  <span class="muted" title="jitterMs: the run starts this long after its slot">
+                    {' '}
+                    starts <Time iso={p.start} />
                   </span>
                 )}
                 {p.skipped && <span class="badge s-skipped">{p.skipped}</span>}

@@ -15,7 +15,9 @@ export function slotText(s: Slot): string {
       : s.reason
         ? `${s.fate}: ${s.detail ?? s.reason}${s.recorded ? '' : ' (inferred: no fire while paused)'}`
         : s.fate;
-  return `${when(s.slot)} — ${what}${s.onSchedule ? '' : ' — not on the current schedule'}`;
+  // A routine with a `triggers` list names the trigger each slot came from.
+  const from = s.trigger !== undefined ? ` (trigger ${s.trigger})` : '';
+  return `${when(s.slot)}${from} — ${what}${s.onSchedule ? '' : ' — not on the current schedule'}`;
 }
 
 /**

@@ -30,6 +30,12 @@ export function Plan() {
               {p.upcoming.map((u) => (
                 <li key={`${u.routine}-${u.at}`}>
                   <Link to={`/routines/${encodeURIComponent(u.routine)}`}>{u.routine}</Link> <Time iso={u.at} />
+                  {u.start && (
+                    <span class="muted">
+                      {' '}
+                      starts <Time iso={u.start} />
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>

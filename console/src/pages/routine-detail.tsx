@@ -1,6 +1,8 @@
+import { Fragment } from 'preact';
 import { api, ok, type Routine } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
 import { DurationChart } from '../components/charts';
+import { LauncherPanel } from '../components/launcher-panel';
 import { Link } from '../components/link';
 import { NextFires } from '../components/next-fires';
 import { RoutineActions } from '../components/routine-actions';
@@ -9,7 +11,17 @@ import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
-import { triggerText } from './routines';
+import { triggerList } from './routines';
+
+type Condition = NonNullable<Routine['definition']['condition']>;
+
+/** The routine's condition in one line: checked when each fire fires (headers are never shown). */
+function conditionText(c: Condition): string {
+  if (typeof c === 'string') return `${c} (@Condition in the scheduler)`;
+  return c.kind === 'http'
+    ? `http GET ${c.url}: runs on {"run": true}`
+    : `while ${c.queue} has fewer than ${c.below} waiting`;
+}
 
 type Exclusion = NonNullable<Routine['definition']['exclude']>[number];
 /** An exclusion calendar in a line: its name, else what it holds. */
@@ -56,8 +68,18 @@ export function RoutineDetail({ name }: { name: string }) {
               {d.routine.pause?.note && <> “{d.routine.pause.note}”</>}
               {d.routine.pause?.until && <> until {when(d.routine.pause.until)}</>}
             </dd>
-            <dt>trigger</dt>
-            <dd>{triggerText(d.routine.definition.trigger)}</dd>
+            {triggerList(d.routine.definition).map((t) => (
+              <Fragment key={t.label ?? 'trigger'}>
+                <dt>{t.label === undefined ? 'trigger' : `trigger ${t.label}`}</dt>
+                <dd>{t.text}</dd>
+              </Fragment>
+            ))}
+            {d.routine.definition.condition !== undefined && (
+              <>
+                <dt>condition</dt>
+                <dd>{conditionText(d.routine.definition.condition)}</dd>
+              </>
+            )}
             <dt>job</dt>
             <dd>
               {d.routine.definition.jobType} on{' '}
@@ -92,6 +114,8 @@ export function RoutineDetail({ name }: { name: string }) {
               </>
             )}
           </dl>
+
+          <LauncherPanel routine={d.routine} onChange={res.reload} />
 
           {d.routine.definition.selector && <SelectorPanel routine={d.routine} reloadKey={d} />}
 

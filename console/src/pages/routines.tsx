@@ -8,7 +8,10 @@ import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { navigate, useRoute } from '../router';
 
-export function triggerText(t: Routine['definition']['trigger']): string {
+type Definition = Routine['definition'];
+type Trigger = NonNullable<Definition['trigger']> | NonNullable<Definition['triggers']>[number];
+
+export function triggerText(t: Trigger): string {
   switch (t.kind) {
     case 'cron':
       return `cron ${t.cron}${t.tz ? ` (${t.tz})` : ''}`;
@@ -19,6 +22,22 @@ export function triggerText(t: Routine['definition']['trigger']): string {
     default:
       return 'manual';
   }
+}
+
+/**
+ * Every trigger of a routine with what its slots are attributed to: one unlabelled entry for a
+ * single `trigger`; for a `triggers` list each trigger's name, else its index.
+ */
+export function triggerList(d: Definition): { label?: string; text: string }[] {
+  if (d.triggers) return d.triggers.map((t, i) => ({ label: t.name ?? String(i), text: triggerText(t) }));
+  return d.trigger ? [{ text: triggerText(d.trigger) }] : [];
+}
+
+/** The routine's triggers on one line (`weekdays: cron … + 1: cron …`). */
+export function scheduleText(d: Definition): string {
+  return triggerList(d)
+    .map((t) => (t.label === undefined ? t.text : `${t.label}: ${t.text}`))
+    .join(' + ');
 }
 
 /** Every routine, archived ones only when asked for (the api leaves them out otherwise). */
@@ -113,7 +132,7 @@ export function Routines() {
                       {r.definition.jobType} · {r.definition.queue}
                     </div>
                   </th>
-                  <td>{triggerText(r.definition.trigger)}</td>
+                  <td>{scheduleText(r.definition)}</td>
                   <td>
                     <Status status={r.status} />
                     {r.pause && (

@@ -441,6 +441,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/routines/{name}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-enable a routine its launcher disabled after maxLaunchFailures launch failures in a row
+     * @description Forgets the launcher's failures, backoff, last error and disable reason; the routine fires on its schedule again (slots missed while disabled follow its catch-up policy, as after downtime). A routine that is not disabled is answered as it is, its failure count cleared (200). A pause or an archive is not lifted: resume or unarchive it for that.
+     */
+    post: operations['enableRoutine'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/routines/{name}/overrides': {
     parameters: {
       query?: never;
@@ -888,6 +908,11 @@ export interface components {
         source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
         runId: string;
         cancel: string[];
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       skips: {
         routine: string;
@@ -933,6 +958,11 @@ export interface components {
         routine: string;
         /** Format: date-time */
         at: string;
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
@@ -977,6 +1007,8 @@ export interface components {
       replayOf?: string;
       replayedAs?: string;
       key?: string;
+      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
+      trigger?: string;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1110,7 +1142,8 @@ export interface components {
       name: string;
       jobType: string;
       queue: string;
-      trigger:
+      /** @description When the routine fires: one trigger. Exactly one of `trigger` and `triggers`. */
+      trigger?:
         | {
             /** @constant */
             kind: 'cron';
@@ -1132,6 +1165,23 @@ export interface components {
             /** @constant */
             kind: 'manual';
           };
+      /** @description Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`. */
+      triggers?: (
+        | {
+            /** @constant */
+            kind: 'cron';
+            cron: string;
+            tz?: string;
+            name?: string;
+          }
+        | {
+            /** @constant */
+            kind: 'interval';
+            everyMs: number;
+            offsetMs?: number;
+            name?: string;
+          }
+      )[];
       /** @default {} */
       payload: unknown;
       /** @default medium */
@@ -1151,7 +1201,26 @@ export interface components {
       startingDeadlineMs?: number;
       /** @default 60000 */
       misfireGraceMs: number;
-      condition?: string;
+      /** @default 0 */
+      jitterMs: number;
+      condition?:
+        | string
+        | (
+            | {
+                /** @constant */
+                kind: 'http';
+                url: string;
+                headers?: {
+                  [key: string]: string;
+                };
+              }
+            | {
+                /** @constant */
+                kind: 'queue-depth';
+                queue: string;
+                below: number;
+              }
+          );
       /** @default 10000 */
       conditionTimeoutMs: number;
       /** @default 5 */
@@ -1230,6 +1299,12 @@ export interface components {
       /** @enum {string} */
       status: 'active' | 'paused' | 'archived';
       disabledReason: string | null;
+      launcher: {
+        consecutiveFailures: number;
+        backoffUntil: string | null;
+        lastError: string | null;
+        disabledAt: string | null;
+      };
       pause: {
         /** Format: date-time */
         at: string;
@@ -1266,11 +1341,18 @@ export interface components {
       items: {
         /** Format: date-time */
         at: string;
+        /** @description For a routine with a `triggers` list: the trigger this fire is attributed to (its name, else its index) */
+        trigger?: string;
         /** @description local time with its UTC offset */
         local: string;
         /** @enum {string} */
         dst?: 'gap' | 'overlap';
         skipped?: string;
+        /**
+         * Format: date-time
+         * @description When its run is planned to start, if later than the slot (jitterMs)
+         */
+        start?: string;
       }[];
     };
     RoutineStats: {
@@ -1407,6 +1489,8 @@ export interface components {
         slot: string;
         /** @enum {string} */
         fate: 'ran' | 'skipped' | 'superseded' | 'due' | 'not-yet-due' | 'no-record';
+        /** @description For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed. */
+        trigger?: string;
         onSchedule: boolean;
         recorded: boolean;
         /** @enum {string} */
@@ -1452,6 +1536,8 @@ export interface components {
          */
         status?: 'active' | 'paused' | 'archived';
         queue?: string;
+        /** @description The routine's condition in one line (`http GET <url>`, `queue-depth <queue> < <n>` or a @Condition name): evaluated when each fire fires, never by a what-if; the fires listed are subject to it */
+        condition?: string;
         /** @description Slots between the stored cursor and `at` that would fire, oldest first */
         fires: {
           /** Format: date-time */
@@ -1460,6 +1546,11 @@ export interface components {
           source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
           runId: string;
           cancel: string[];
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
           /** @description Leased at once; otherwise `waits` says why not */
           starts: boolean;
           waits?: {
@@ -1499,6 +1590,11 @@ export interface components {
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
           skipped?: string;
+          /**
+           * Format: date-time
+           * @description When its run is planned to start, if later than the slot (jitterMs)
+           */
+          start?: string;
         }[];
         /** @description Not listed (over `slots`) */
         more: {
@@ -3199,7 +3295,7 @@ export interface operations {
           name: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3221,6 +3317,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3240,7 +3352,26 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          /** @default 0 */
+          jitterMs?: number;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */
@@ -3493,7 +3624,7 @@ export interface operations {
           name?: string;
           jobType: string;
           queue: string;
-          trigger:
+          trigger?:
             | {
                 /** @constant */
                 kind: 'cron';
@@ -3515,6 +3646,22 @@ export interface operations {
                 /** @constant */
                 kind: 'manual';
               };
+          triggers?: (
+            | {
+                /** @constant */
+                kind: 'cron';
+                cron: string;
+                tz?: string;
+                name?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'interval';
+                everyMs: number;
+                offsetMs?: number;
+                name?: string;
+              }
+          )[];
           /** @default {} */
           payload?: unknown;
           /** @default medium */
@@ -3534,7 +3681,26 @@ export interface operations {
           startingDeadlineMs?: number;
           /** @default 60000 */
           misfireGraceMs?: number;
-          condition?: string;
+          /** @default 0 */
+          jitterMs?: number;
+          condition?:
+            | string
+            | (
+                | {
+                    /** @constant */
+                    kind: 'http';
+                    url: string;
+                    headers?: {
+                      [key: string]: string;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    kind: 'queue-depth';
+                    queue: string;
+                    below: number;
+                  }
+              );
           /** @default 10000 */
           conditionTimeoutMs?: number;
           /** @default 5 */
@@ -4241,6 +4407,95 @@ export interface operations {
       /** @description No scheduler answered in time (Retry-After) */
       503: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  enableRoutine: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The routine, its launcher healthy again */
+      200: {
+        headers: {
+          /** @description The routine version, "<version>" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Routine'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -15,8 +15,9 @@ const SCRIPT_FILES = [
   'finishSlot-1',
   'revokeSlot-2',
   'startArmedRun-2',
-  'advanceCursor-4',
+  'advanceCursor-6',
   'putRoutine-7',
+  'enableRoutine-6',
   'removeRoutine-10',
   'putTombstone-2',
   'readLeanJobs-n',
@@ -68,6 +69,8 @@ export interface DroverScripts {
     dueKey: string,
     changeLogKey: string,
     changeSeqKey: string,
+    definitionsKey: string,
+    countsKey: string,
     cursor: string,
     routine: string,
     version: number,
@@ -92,6 +95,18 @@ export interface DroverScripts {
     mode: 'create' | 'resume' | '',
     pausedFrom?: number | '',
   ): Promise<[number, number]>;
+  /** Clears `launcherFields` of a routine's state; 1 when it was disabled, 0 when not, -2 when there is no such routine. */
+  enableRoutine(
+    definitionsKey: string,
+    stateKey: string,
+    dueKey: string,
+    changeLogKey: string,
+    changeSeqKey: string,
+    countsKey: string,
+    name: string,
+    channel: string,
+    ...launcherFields: string[]
+  ): Promise<number>;
   removeRoutine(
     leaderKey: string,
     definitionsKey: string,

@@ -1,5 +1,7 @@
 export * from './conditions/condition.decorator';
 export * from './conditions/condition-registry.service';
+export * from './conditions/condition-kind.decorator';
+export * from './conditions/condition-kind-registry.service';
 export * from './candidates/candidate-provider.decorator';
 export * from './candidates/candidate-registry.service';
 export * from './fires/fire-job';

@@ -5,7 +5,9 @@ import { DroverKeys, RedisConnections } from '@drover/redis';
 import { CandidateProbe, RunStore, StoreModule } from '@drover/store';
 import { CandidateRanker } from './candidates/candidate-ranker.service';
 import { CandidateRegistry } from './candidates/candidate-registry.service';
+import { ConditionKindRegistry } from './conditions/condition-kind-registry.service';
 import { ConditionRegistry } from './conditions/condition-registry.service';
+import { QueueDepthCondition } from './conditions/queue-depth.condition';
 import { SlotSelector } from './fires/slot-selector';
 import { Disarmer } from './fires/disarmer';
 import { Dispatcher } from './fires/dispatcher.service';
@@ -53,6 +55,8 @@ export class SchedulerModule {
           },
         },
         ConditionRegistry,
+        ConditionKindRegistry,
+        QueueDepthCondition,
         CandidateRegistry,
         CandidateProbe,
         CandidateRanker,
@@ -68,7 +72,7 @@ export class SchedulerModule {
         SchedulerLeaderService,
         SchedulerPresence,
       ],
-      exports: [ConditionRegistry, CandidateRegistry, SchedulerLeaderService, FiresQueue],
+      exports: [ConditionRegistry, ConditionKindRegistry, CandidateRegistry, SchedulerLeaderService, FiresQueue],
     };
   }
 }

@@ -36,6 +36,8 @@ export interface StartRedisOptions {
   /** Start as a replica of this server. */
   replicaOf?: { host: string; port: number };
   extraArgs?: string[];
+  /** Added to the server's environment (e.g. `fakeTimeEnv`: a server whose clock, so the cluster's, is elsewhere). */
+  env?: Record<string, string>;
 }
 
 export const REDIS_INSTALL_HINT =
@@ -56,9 +58,12 @@ export interface RedisChild {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-export function spawnRedis(args: string[]): RedisChild {
+export function spawnRedis(args: string[], env?: Record<string, string>): RedisChild {
   if (!hasRedisServer()) throw new Error(REDIS_INSTALL_HINT);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env && { env: { ...process.env, ...env } }),
+  });
   let log = '';
   const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-8_000));
   child.stdout!.on('data', keep);
@@ -141,7 +146,7 @@ export async function startRedisServer(opts: StartRedisOptions = {}): Promise<Re
     ...(opts.replicaOf ? ['--replicaof', opts.replicaOf.host, String(opts.replicaOf.port)] : []),
     ...(opts.extraArgs ?? []),
   ];
-  const proc = spawnRedis(args);
+  const proc = spawnRedis(args, opts.env);
   const clientOptions = redisClientOptions(port, opts);
   try {
     await probeRedis(`redis-server on :${port}`, clientOptions, { proc });

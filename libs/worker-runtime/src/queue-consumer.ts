@@ -226,10 +226,11 @@ export class QueueConsumer {
     const maxAttempts = this.maxAttemptsOf(job, data);
     const now = clock.now();
     let held = false;
-    if (data.scheduledFor != null && data.scheduledFor + START_MARGIN_MS > now) {
-      if (!this.held.mayHold(data.scheduledFor, now))
-        return sendBackUntilSlot(job, token, clock.toLocal(data.scheduledFor));
-      const ended = await this.holdForSlot(job, token, data.scheduledFor);
+    // A slot's run starts at its slot, or a jittered one at its planned start: lateness counts from it.
+    const startAt = data.startAt ?? data.scheduledFor;
+    if (startAt != null && startAt + START_MARGIN_MS > now) {
+      if (!this.held.mayHold(startAt, now)) return sendBackUntilSlot(job, token, clock.toLocal(startAt));
+      const ended = await this.holdForSlot(job, token, startAt);
       if (ended) return ended.value;
       held = true;
     }
@@ -238,9 +239,9 @@ export class QueueConsumer {
     const startedAt = held || gate ? clock.now() : now;
     metrics.activeDelta(queue, 1);
     try {
-      if (job.attemptsStarted === 1 && data.scheduledFor != null) {
-        metrics.fireLateness(queue, (startedAt - data.scheduledFor) / 1000);
-        this.deps.stats.observe(data.routine, { latenessMs: startedAt - data.scheduledFor });
+      if (job.attemptsStarted === 1 && startAt != null) {
+        metrics.fireLateness(queue, (startedAt - startAt) / 1000);
+        this.deps.stats.observe(data.routine, { latenessMs: startedAt - startAt });
       }
       this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);

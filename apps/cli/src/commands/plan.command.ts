@@ -80,6 +80,10 @@ function renderPlan(ctx: CliContext, p: Plan): string {
           { header: 'routine', value: (u) => u.routine, shrink: true },
           { header: 'at', value: (u) => formatInstant(u.at) },
           { header: 'in', value: (u) => ctx.ago(u.at) },
+          // A jittered routine's run starts after its slot (jitterMs).
+          ...(p.upcoming.some((u) => u.start)
+            ? [{ header: 'starts', value: (u: (typeof p.upcoming)[number]) => formatInstant(u.start ?? u.at) }]
+            : []),
         ],
         p.upcoming,
         ctx.width,

@@ -40,11 +40,17 @@ export function registerRoutineSlots(routines: Command, ctx: CliContext): void {
         const counts = SLOT_FATES.filter((f) => (l.counts[f] ?? 0) > 0).map((f) => `${l.counts[f]} ${f}`);
         const head = `${l.routine}: ${l.items.length} slots in (${formatInstant(l.from)}, ${formatInstant(l.to)}]${counts.length ? ` — ${counts.join(', ')}` : ''}\n`;
         if (l.items.length === 0) return `${head}no slots in this range\n`;
+        type Item = (typeof l.items)[number];
+        // A routine with a `triggers` list: which trigger each slot came from.
+        const triggerColumn = l.items.some((i) => i.trigger !== undefined)
+          ? [{ header: 'trigger', value: (i: Item) => i.trigger ?? '' }]
+          : [];
         return (
           head +
           renderTable(
             [
               { header: 'slot (utc)', value: (i) => formatInstant(i.slot) + (i.onSchedule ? '' : ' *') },
+              ...triggerColumn,
               { header: 'fate', value: (i) => paint(i.fate) },
               // The recorded text says more when there is one (`excluded: holidays-de`, `skipped-by-operator: by ana`).
               {

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ok, type components } from '@drover/api-client';
-import { ROUTINE_STATUSES, type RoutineStatus } from '@drover/core/words';
+import { ROUTINE_COUNT_STATUSES, type RoutineCountStatus } from '@drover/core/words';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../cli-error';
 import { parseCount, parseDuration, parseInstant, parseJsonArg } from '../args';
@@ -15,7 +15,7 @@ import { registerRoutineOverrides } from './routine-overrides.command';
 import { registerRoutineSkips } from './routine-skips.command';
 import { registerRoutineSlots } from './routine-slots.command';
 import { whatIfApply, type WhatIfOptions } from './what-if.command';
-import { describeTrigger, routineColumns, routineStatus, type Routine } from './routine-columns';
+import { describeCondition, describeTriggers, routineColumns, routineStatus, type Routine } from './routine-columns';
 
 type RoutineDefinition = components['schemas']['RoutineDefinition'];
 const path = (name: string) => ({ params: { path: { name } } });
@@ -24,7 +24,8 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
   const d = r.definition;
   return [
     ['name', ctx.colors.bold(r.name)],
-    ['status', routineStatus(ctx, r) + (r.disabledReason ? ` — ${r.disabledReason}` : '')],
+    ['status', routineStatus(ctx, r)],
+    ...launcherFields(ctx, r),
     [
       'paused',
       r.pause
@@ -32,7 +33,12 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
         : '',
     ],
     ['archived', r.archive ? `${ctx.ago(r.archive.at)}${r.archive.by ? ` by ${r.archive.by}` : ''}` : ''],
-    ['trigger', describeTrigger(d.trigger)],
+    // A `triggers` list: one row per trigger, labelled as its slots are attributed.
+    ...describeTriggers(d).map(([label, text]): [string, string] => [
+      label === undefined ? 'trigger' : `trigger ${label}`,
+      text,
+    ]),
+    ['condition', d.condition === undefined ? '' : describeCondition(d.condition)],
     ['job type', d.jobType],
     ['queue', d.queue ?? ''],
     ['next fire', r.nextFireAt ? `${r.nextFireAt} (${ctx.ago(r.nextFireAt)})` : ''],
@@ -54,6 +60,22 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
   ];
 }
 
+/** Launcher health: failures in a row, the backoff's end, the newest error, the disable and how to lift it. */
+function launcherFields(ctx: CliContext, r: Routine): [string, string][] {
+  const l = r.launcher;
+  return [
+    ['launch failures', l.consecutiveFailures ? String(l.consecutiveFailures) : ''],
+    ['backoff until', l.backoffUntil ? `${l.backoffUntil} (${ctx.ago(l.backoffUntil)})` : ''],
+    ['last launch error', l.lastError ?? ''],
+    [
+      'disabled',
+      r.disabledReason
+        ? `${l.disabledAt ? `${ctx.ago(l.disabledAt)}: ` : ''}${r.disabledReason} (re-enable: drover routines enable ${r.name})`
+        : '',
+    ],
+  ];
+}
+
 export function registerRoutines(program: Command, ctx: CliContext): void {
   const routines = program
     .command('routines')
@@ -65,7 +87,7 @@ export function registerRoutines(program: Command, ctx: CliContext): void {
     .alias('list')
     .description('routines with their next fire and last outcome')
     .option('--queue <queue>', 'only this queue')
-    .addOption(new Option('--status <status>', 'only this status').choices(ROUTINE_STATUSES))
+    .addOption(new Option('--status <status>', 'only this status').choices(ROUTINE_COUNT_STATUSES))
     .option('--label <key=value>', 'only routines with this label')
     .option('--all', 'archived routines too (left out unless --status archived)')
     .option('--limit <n>', 'at most this many', '1000')
@@ -73,20 +95,22 @@ export function registerRoutines(program: Command, ctx: CliContext): void {
       'after',
       '\nExamples:\n  drover routines ls --status paused\n  drover routines ls --all --label team=billing -o json',
     )
-    .action(async (o: { queue?: string; status?: RoutineStatus; label?: string; all?: boolean; limit: string }) => {
-      const limit = parseCount(o.limit, '--limit');
-      const include = o.all ? ('archived' as const) : undefined;
-      const { items } = await collect(
-        (page_token, page_size) =>
-          ok(
-            ctx.api.GET('/api/v1/routines', {
-              params: { query: { queue: o.queue, status: o.status, include, label: o.label, page_size, page_token } },
-            }),
-          ),
-        limit,
-      );
-      ctx.emit(items, () => (items.length ? renderTable(routineColumns(ctx), items, ctx.width) : 'no routines\n'));
-    });
+    .action(
+      async (o: { queue?: string; status?: RoutineCountStatus; label?: string; all?: boolean; limit: string }) => {
+        const limit = parseCount(o.limit, '--limit');
+        const include = o.all ? ('archived' as const) : undefined;
+        const { items } = await collect(
+          (page_token, page_size) =>
+            ok(
+              ctx.api.GET('/api/v1/routines', {
+                params: { query: { queue: o.queue, status: o.status, include, label: o.label, page_size, page_token } },
+              }),
+            ),
+          limit,
+        );
+        ctx.emit(items, () => (items.length ? renderTable(routineColumns(ctx), items, ctx.width) : 'no routines\n'));
+      },
+    );
 
   routines
     .command('get <name>')
@@ -209,6 +233,14 @@ Examples:
     });
 
   routines
+    .command('enable <name>')
+    .description('re-enable a routine its launcher disabled after repeated launch failures (forgets them)')
+    .action(async (name: string) => {
+      const r = await ok(ctx.api.POST('/api/v1/routines/{name}/enable', path(name)));
+      ctx.emit(r, () => `routine ${r.name} ${routineStatus(ctx, r)}, next fire ${ctx.ago(r.nextFireAt)}\n`);
+    });
+
+  routines
     .command('archive <name>')
     .description('stop a routine for good but keep its runs and history; hidden from ls unless --all')
     .action(async (name: string) => {
@@ -306,6 +338,10 @@ Examples:
               { header: 'local', value: (i) => i.local },
               { header: 'in', value: (i) => ctx.ago(i.at) },
               { header: 'dst', value: (i) => i.dst ?? '' },
+              // A jittered routine's run starts after its slot (jitterMs).
+              ...(p.items.some((i) => i.start)
+                ? [{ header: 'starts (utc)', value: (i: (typeof p.items)[number]) => i.start ?? i.at }]
+                : []),
               { header: 'skipped', value: (i) => i.skipped ?? '' },
             ],
             p.items,

@@ -50,6 +50,9 @@ export function renderWhatIf(ctx: CliContext, w: WhatIf): string {
           { header: 'routine', value: (f: (typeof fires)[number]) => f.routine, shrink: true },
           { header: 'slot', value: (f) => formatInstant(f.slot) },
           { header: 'source', value: (f) => f.source },
+          ...(fires.some((f) => f.start)
+            ? [{ header: 'planned start', value: (f: (typeof fires)[number]) => formatInstant(f.start ?? f.slot) }]
+            : []),
           { header: 'starts', value: (f) => (f.starts ? 'now' : f.waits ? c.yellow(why(f.waits)) : 'waits') },
         ],
         fires,
@@ -67,6 +70,19 @@ export function renderWhatIf(ctx: CliContext, w: WhatIf): string {
           { header: 'reason', value: (s) => s.reason },
         ],
         skips,
+        ctx.width,
+      ),
+    );
+  const gated = w.routines.filter((r) => r.condition !== undefined);
+  if (gated.length)
+    section(
+      'conditions (evaluated when each fire fires; a what-if calls none)',
+      renderTable(
+        [
+          { header: 'routine', value: (r: Entry) => r.routine, shrink: true },
+          { header: 'condition', value: (r) => r.condition ?? '', shrink: true },
+        ],
+        gated,
         ctx.width,
       ),
     );

@@ -46,6 +46,7 @@ describe('drover completion', () => {
       'delete',
       'pause',
       'resume',
+      'enable',
       'archive',
       'unarchive',
       'trigger',

@@ -44,6 +44,7 @@ export function palette(enabled: boolean): Palette {
     paused: p.yellow,
     parked: p.red,
     failed: p.red,
+    disabled: p.red,
     abandoned: p.red,
     canceled: p.dim,
     skipped: p.dim,

@@ -19,6 +19,7 @@ const PlanSchema = named(
         source: z.enum(RUN_SOURCES),
         runId: z.string(),
         cancel: z.array(z.string()),
+        start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
       }),
     ),
     skips: z.array(z.object({ routine: z.string(), slot: iso, reason: z.enum(SKIP_REASONS) })),
@@ -40,7 +41,13 @@ const PlanSchema = named(
         detail: z.string().optional(),
       }),
     ),
-    upcoming: z.array(z.object({ routine: z.string(), at: iso })),
+    upcoming: z.array(
+      z.object({
+        routine: z.string(),
+        at: iso,
+        start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
+      }),
+    ),
     truncated: z
       .array(z.string())
       .describe('Queues with more waiting runs than were read: their part of the plan covers the first ones only'),
@@ -73,11 +80,19 @@ const getPlan = route({
 export function planAnswer(p: ClusterPlan): z.output<typeof PlanSchema> {
   return {
     now: isoOf(p.now),
-    fires: p.fires.map((f) => ({ ...f, slot: isoOf(f.slot) })),
+    fires: p.fires.map(({ start, ...f }) => ({
+      ...f,
+      slot: isoOf(f.slot),
+      ...(start !== undefined && { start: isoOf(start) }),
+    })),
     skips: p.skips.map((s) => ({ ...s, slot: isoOf(s.slot) })),
     starts: p.starts,
     waiting: p.waiting.map(({ until, ...w }) => ({ ...w, ...optIso('until', until) })),
-    upcoming: p.upcoming.map((u) => ({ ...u, at: isoOf(u.at) })),
+    upcoming: p.upcoming.map(({ start, ...u }) => ({
+      ...u,
+      at: isoOf(u.at),
+      ...(start !== undefined && { start: isoOf(start) }),
+    })),
     truncated: p.truncated,
   };
 }

@@ -45,6 +45,19 @@ const resumeRoutine = route({
   },
 });
 
+const enableRoutine = route({
+  operationId: 'enableRoutine',
+  method: 'POST',
+  path: ':name/enable',
+  summary: 'Re-enable a routine its launcher disabled after maxLaunchFailures launch failures in a row',
+  description:
+    "Forgets the launcher's failures, backoff, last error and disable reason; the routine fires on its schedule again (slots missed while disabled follow its catch-up policy, as after downtime). A routine that is not disabled is answered as it is, its failure count cleared (200). A pause or an archive is not lifted: resume or unarchive it for that.",
+  tag: 'routines',
+  role: 'operator',
+  params: nameParams,
+  responses: { 200: { description: 'The routine, its launcher healthy again', schema: RoutineSchema, headers: ETAG } },
+});
+
 const archiveRoutine = route({
   operationId: 'archiveRoutine',
   method: 'POST',
@@ -136,6 +149,13 @@ export class RoutineActionsController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const routine = await this.routines.resume(params.name, req.principal!);
+    res.setHeader('ETag', etagOf(routine.version));
+    return routine;
+  }
+
+  @ApiRoute(enableRoutine)
+  async enable(@In() { params }: RouteInput<typeof enableRoutine>, @Res({ passthrough: true }) res: Response) {
+    const routine = await this.routines.enable(params.name);
     res.setHeader('ETag', etagOf(routine.version));
     return routine;
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { backfillSlots, runIdForSlot, slotBounds, type Routine } from '@drover/core';
+import { backfillSlots, runIdForSlot, slotTrigger, type Routine } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { newRunId, RoutineNotTriggerableError, runOfRoutine, RunStore, slotDedup, type NewRun } from '@drover/store';
 import type { Principal } from '../auth/principal';
@@ -33,7 +33,7 @@ export class RoutineBackfill {
         'a selector routine picks its work per tick; trigger it with a key',
       );
     }
-    const { slots, capped, exact } = backfillSlots(def.trigger, from, to, def.maxCatchUp, slotBounds(def));
+    const { slots, capped, exact } = backfillSlots(def, from, to, def.maxCatchUp);
     const runIds: string[] = [];
     const created: string[] = [];
     const existing: string[] = [];
@@ -65,6 +65,7 @@ export class RoutineBackfill {
       source: 'catch-up',
       scheduledFor: slot,
       createdBy: who.name,
+      ...(def.triggers && { trigger: slotTrigger(def, slot) }),
       // The scheduler's marker on its own id: a slot decided while this runs is never run twice.
       ...(schedulersId && { dedup: slotDedup(id, slot, now) }),
     });

@@ -5,6 +5,8 @@ import {
   parseStatsWindow,
   percentilesOf,
   previewFires,
+  withPlannedStarts,
+  scheduleTriggers,
   RUN_STATUSES,
   STATS_STATUSES,
   successRatio,
@@ -92,16 +94,19 @@ export class RoutineInsightsController {
   async preview(@In() { params, query }: RouteInput<typeof previewRoutine>) {
     const [rec, skips] = await Promise.all([this.routines.require(params.name), this.skips.pending(params.name)]);
     const from = query.from === undefined ? this.clock.now() : parseIsoInstant(query.from)!;
-    const trigger = rec.def.trigger;
+    const [first] = scheduleTriggers(rec.def);
+    const trigger = first?.trigger;
     return {
       routine: rec.def.name,
-      tz: trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC',
+      tz: trigger?.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC',
       paused: rec.def.status !== 'active',
-      items: previewFires(trigger, from, query.count, { ...rec.def, skips }).map((f) => ({
+      items: withPlannedStarts(previewFires(rec.def, from, query.count, { ...rec.def, skips }), rec.def).map((f) => ({
         at: isoOf(f.at),
+        ...(f.trigger !== undefined && { trigger: f.trigger }),
         local: f.local,
         ...(f.dst && { dst: f.dst }),
         ...(f.skipped && { skipped: f.skipped }),
+        ...(f.start !== undefined && { start: isoOf(f.start) }),
       })),
     };
   }

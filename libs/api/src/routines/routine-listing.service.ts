@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ROUTINE_STATUSES, type RoutineRecord } from '@drover/core';
+import { ROUTINE_COUNT_STATUSES, type RoutineRecord } from '@drover/core';
 import { Clock } from '@drover/redis';
 import { RoutineStore, RunStore, type RoutineState } from '@drover/store';
 import { encodePageToken } from './page-token';
 import { routineView, type RoutineAnswer } from './routine-view';
 
 /** The `status` filter: a routine's own status, or `disabled` (stopped by the scheduler after launch failures). */
-export const LIST_STATUSES = [...ROUTINE_STATUSES, 'disabled'] as const;
+export const LIST_STATUSES = ROUTINE_COUNT_STATUSES;
 export type ListStatus = (typeof LIST_STATUSES)[number];
 
 export interface ListQuery {

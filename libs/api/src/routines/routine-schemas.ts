@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import {
+  checkOneTriggerField,
   checkRoutineBounds,
   nameSchema,
   ORIGINS,
+  routineFields,
   ROUTINE_STATUSES,
-  routineObject,
   routineSchema,
   RUN_STATUSES,
   STATS_STATUSES,
@@ -19,7 +20,12 @@ export const RoutineDefinitionSchema = named('RoutineDefinition', routineSchema(
 /** The body of POST /routines: a routine as written in a policy file. */
 export const routineBody = routineSchema();
 /** The body of PUT /routines/{name}: the same, `name` may be omitted (the path names it). */
-export const routinePutBody = routineObject().extend({ name: nameSchema.optional() }).superRefine(checkRoutineBounds);
+export const routinePutBody = routineFields()
+  .extend({ name: nameSchema.optional() })
+  .superRefine((r, ctx) => {
+    checkOneTriggerField(r, ctx);
+    checkRoutineBounds(r, ctx);
+  });
 
 export const nameParams = z.strictObject({ name: nameSchema });
 
@@ -42,6 +48,17 @@ export const RoutineSchema = named(
     status: z.enum(ROUTINE_STATUSES),
     /** Why the scheduler disabled it (repeated launch failures), or null. */
     disabledReason: z.string().nullable(),
+    /** The launcher's health: condition checks and launches failing in a row, backoff, the disable. */
+    launcher: z.object({
+      /** Launch failures in a row (a healthy launch or a `false` condition resets it). */
+      consecutiveFailures: z.number().int(),
+      /** No launch is attempted before this instant; null when not backing off. */
+      backoffUntil: iso.nullable(),
+      /** The newest launch failure's error while failures run; null after a healthy launch. */
+      lastError: z.string().nullable(),
+      /** When the launcher disabled the routine; null when it is not disabled. */
+      disabledAt: iso.nullable(),
+    }),
     pause: z
       .object({ at: iso, by: z.string().optional(), note: z.string().optional(), until: iso.optional() })
       .nullable(),
@@ -69,16 +86,26 @@ export const PreviewSchema = named(
   'RoutinePreview',
   z.object({
     routine: z.string(),
-    /** The zone local times are given in (the cron trigger's `tz`, else UTC). */
+    /**
+     * The zone local times are given in (the cron trigger's `tz`, else UTC). With a `triggers` list:
+     * the first trigger's; each item's `local` is in the zone of its own trigger (its offset says so).
+     */
     tz: z.string(),
     paused: z.boolean(),
     items: z.array(
       z.object({
         at: iso,
+        trigger: z
+          .string()
+          .optional()
+          .describe(
+            'For a routine with a `triggers` list: the trigger this fire is attributed to (its name, else its index)',
+          ),
         local: z.string().describe('local time with its UTC offset'),
         dst: z.enum(['gap', 'overlap']).optional(),
         /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
         skipped: z.string().optional(),
+        start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
       }),
     ),
   }),

@@ -5,7 +5,6 @@ import {
   MAX_LEDGER_SLOTS,
   parseIsoInstant,
   preemptedSkip,
-  slotBounds,
   RUN_SOURCES,
   RoutineNotFoundError,
   RUN_STATUSES,
@@ -58,6 +57,12 @@ const SlotLedgerSchema = named(
       z.object({
         slot: iso,
         fate: z.enum(SLOT_FATES),
+        trigger: z
+          .string()
+          .optional()
+          .describe(
+            'For a routine with a `triggers` list: the trigger this slot is attributed to (its name, else its index); an instant two triggers share is the first listed.',
+          ),
         /** False for a slot a record names that the current schedule lacks (its trigger changed). */
         onSchedule: z.boolean(),
         /** False when the fate is inferred (a slot slept through while paused), not recorded. */
@@ -114,11 +119,10 @@ export class RoutineSlotsController {
     const { record, state } = await this.routines.getWithState(params.name);
     if (!record) throw new RoutineNotFoundError(params.name);
     const now = this.clock.now();
-    const trigger = record.def.trigger;
-    const bounds = slotBounds(record.def);
+    const trigger = record.def;
     const to = query.to === undefined ? now : parseIsoInstant(query.to)!;
     const asked =
-      query.from === undefined ? defaultLedgerFrom(trigger, to, DEFAULT_SLOTS, bounds) : parseIsoInstant(query.from)!;
+      query.from === undefined ? defaultLedgerFrom(trigger, to, DEFAULT_SLOTS) : parseIsoInstant(query.from)!;
     if (to <= asked) throw field('query.to', `must be after from (${isoOf(asked)})`);
     // Slots from before the routine existed are none of its slots.
     const from = Math.max(asked, record.createdAt);
@@ -135,7 +139,7 @@ export class RoutineSlotsController {
         ? [{ from: state.lastSlot, reason: 'disabled' as const }]
         : []),
     ];
-    const probe = slotLedger(params.name, { trigger, bounds, from, to, now, records: [], limit: MAX_LEDGER_SLOTS });
+    const probe = slotLedger(params.name, { trigger, from, to, now, records: [], limit: MAX_LEDGER_SLOTS });
     if (!probe.ok) throw tooMany(from, to);
     const [records, skips] = await Promise.all([
       this.runs.slotRecords(params.name, from, to),
@@ -143,7 +147,7 @@ export class RoutineSlotsController {
     ]);
     // Slots still ahead that an exclusion or an operator's skip will skip say so before they come.
     const ahead = (slot: number) => preemptedSkip(record.def, slot, skips);
-    const input = { trigger, bounds, from, to, now, records, cursor: state.lastSlot, pauses, ahead };
+    const input = { trigger, from, to, now, records, cursor: state.lastSlot, pauses, ahead };
     const ledger = slotLedger(params.name, input);
     if (!ledger.ok) throw tooMany(from, to);
     const counts = Object.fromEntries(SLOT_FATES.map((f) => [f, 0])) as Record<(typeof SLOT_FATES)[number], number>;
@@ -159,6 +163,7 @@ export class RoutineSlotsController {
       items: ledger.slots.map((s) => ({
         slot: isoOf(s.slot),
         fate: s.fate,
+        ...(s.trigger !== undefined && { trigger: s.trigger }),
         onSchedule: s.onSchedule,
         recorded: s.recorded,
         ...(s.reason !== undefined && { reason: s.reason }),

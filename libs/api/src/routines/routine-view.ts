@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { nextRunningSlot, type RoutineRecord } from '@drover/core';
+import { launcherHealth, nextRunningSlot, type RoutineRecord } from '@drover/core';
 import type { RoutineState, RunView } from '@drover/store';
 import { isoOf as iso } from '../http/api-time';
 import type { LastRunSchema, RoutineSchema } from './routine-schemas';
@@ -34,6 +34,7 @@ export function routineView(
   now: number,
 ): RoutineAnswer {
   const next = nextFireOf(rec, state, now);
+  const health = launcherHealth(state, now);
   const p = rec.pause;
   return {
     name: rec.def.name,
@@ -44,6 +45,12 @@ export function routineView(
     version: rec.version,
     status: rec.def.status,
     disabledReason: state.disabledReason ?? null,
+    launcher: {
+      consecutiveFailures: health.consecutiveFailures,
+      backoffUntil: health.backoffUntil === undefined ? null : iso(health.backoffUntil),
+      lastError: health.lastLaunchError ?? null,
+      disabledAt: health.disabledAt === undefined ? null : iso(health.disabledAt),
+    },
     pause:
       p && rec.def.status === 'paused'
         ? {

@@ -158,6 +158,9 @@ export class RoutinesController {
   async get(@In() { params }: RouteInput<typeof getRoutine>, @Res({ passthrough: true }) res: Response) {
     const routine = await this.routines.view(params.name);
     res.setHeader('ETag', etagOf(routine.version));
+    // The ETag is the definition's version (for If-Match); the answer also carries state that moves
+    // without it (launcher health, last run, next fire): never cached, never answered 304 by version.
+    res.setHeader('Cache-Control', 'no-store');
     return routine;
   }
 

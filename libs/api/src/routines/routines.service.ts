@@ -186,6 +186,12 @@ export class RoutinesService {
     return this.view(name, rec);
   }
 
+  /** Re-enables a routine its launcher disabled; a `routine` event only when it was disabled. */
+  async enable(name: string): Promise<RoutineAnswer> {
+    if (await this.routines.enable(name)) await this.publish('enabled', name);
+    return this.view(name);
+  }
+
   /**
    * Archives (or unarchives) a routine; a repeat changes nothing and answers it as it is. Either
    * act on a `system` routine is an admin's: archiving stops it like a delete would.

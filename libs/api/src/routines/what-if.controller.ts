@@ -40,6 +40,13 @@ const WhatIfSchema = named(
         change: z.enum(WHAT_IF_CHANGES),
         status: z.enum(ROUTINE_STATUSES).optional().describe('As the apply would leave it'),
         queue: z.string().optional(),
+        condition: z
+          .string()
+          .optional()
+          .describe(
+            "The routine's condition in one line (`http GET <url>`, `queue-depth <queue> < <n>` or a @Condition name): " +
+              'evaluated when each fire fires, never by a what-if; the fires listed are subject to it',
+          ),
         fires: z
           .array(
             z.object({
@@ -47,6 +54,7 @@ const WhatIfSchema = named(
               source: z.enum(RUN_SOURCES),
               runId: z.string(),
               cancel: names,
+              start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
               starts: z.boolean().describe('Leased at once; otherwise `waits` says why not'),
               waits: wait.optional(),
             }),
@@ -61,6 +69,7 @@ const WhatIfSchema = named(
             dst: z.enum(['gap', 'overlap']).optional(),
             /** Why this slot will not run: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
             skipped: z.string().optional(),
+            start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
           }),
         ),
         more: z.object({ fires: z.number().int(), skips: z.number().int() }).describe('Not listed (over `slots`)'),
@@ -124,14 +133,19 @@ export function whatIfAnswer(w: WhatIfAnswer): z.output<typeof WhatIfSchema> {
     now: isoOf(w.now),
     routines: w.routines.map((r) => ({
       ...r,
-      fires: r.fires.map(({ slot, waits, ...f }) => ({
+      fires: r.fires.map(({ slot, waits, start, ...f }) => ({
         ...f,
         slot: isoOf(slot),
+        ...(start !== undefined && { start: isoOf(start) }),
         ...(waits && { waits: waitOf(waits) }),
       })),
       skips: r.skips.map((s) => ({ ...s, slot: isoOf(s.slot) })),
       waiting: r.waiting.map(waitOf),
-      next: r.next.map((n) => ({ ...n, at: isoOf(n.at) })),
+      next: r.next.map(({ start, ...n }) => ({
+        ...n,
+        at: isoOf(n.at),
+        ...(start !== undefined && { start: isoOf(start) }),
+      })),
     })),
     queues: w.queues,
     truncated: w.truncated,

@@ -48,6 +48,12 @@ export const RunSchema = named(
     replayOf: z.string().optional(),
     replayedAs: z.string().optional(),
     key: z.string().optional(),
+    trigger: z
+      .string()
+      .optional()
+      .describe(
+        'For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index)',
+      ),
     createdAt: iso,
     updatedAt: iso,
     queuedAt: iso.optional(),
@@ -139,6 +145,7 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.replayOf !== undefined && { replayOf: v.replayOf }),
     ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
     ...(v.key !== undefined && { key: v.key }),
+    ...(v.trigger !== undefined && { trigger: v.trigger }),
     createdAt: isoOf(v.createdAt),
     updatedAt: isoOf(v.updatedAt),
     ...optIso('queuedAt', v.queuedAt),

@@ -23,10 +23,10 @@ export interface OutboundResponse {
 }
 
 /**
- * The one way `http.request` and `http.candidates` call out (docs/security.md, "Outbound HTTP"):
- * the URL must pass the allow-list; an address host is checked as written and a host name at
- * connect time by {@link guardedLookup}; redirects are answers, never followed (node:http follows
- * none); the body is read up to `maxBytes` and then the connection is dropped. Its own agents, not
+ * The one way `http.request`, `http.candidates` and the `http` condition call out (docs/security.md,
+ * "Outbound HTTP"): the URL must pass the allow-list; an address host is checked as written and a
+ * host name at connect time by {@link guardedLookup}; redirects are answers, never followed
+ * (node:http follows none); the body is read up to `maxBytes` and then the connection is dropped. Its own agents, not
  * the global ones, so no connection made without the guard is ever reused; no keep-alive, so each
  * request resolves and checks again. Refusals throw {@link OutboundRefusedError}.
  */

@@ -50,6 +50,7 @@ describe('parseBundle', () => {
       maxLaunchFailures: 5,
       conditionTimeoutMs: 10_000,
       misfireGraceMs: 60_000,
+      jitterMs: 0,
       status: 'active',
       system: false,
       labels: {},

@@ -5,6 +5,7 @@ import { nameSchema } from './name.schema';
 import { queueSchema, type Queue } from './queue.schema';
 import { routineSchema, type Routine } from './routine.schema';
 import { droverIssueWords } from './issue-words';
+import { jitterProblem } from '../schedule/jitter';
 import { fieldsAt, unknownFieldMessage } from './unknown-field';
 import { resolveValidationOptions, type ValidationOptions } from './validation-options';
 
@@ -98,10 +99,11 @@ function routineSizeProblem(routine: Routine): string | undefined {
   return `the definition is ${bytes} bytes as JSON without its payload; the limit is ${bytesText(MAX_ROUTINE_BYTES)}`;
 }
 
-/** The names a bundle's checks across items read: queue names, and each routine's name and queue. */
+/** The names a bundle's checks across items read: queue names, and each routine's name and queues. */
 interface Names {
   queues: string[];
-  routines: { name: string; queue?: string }[];
+  /** `conditionQueue`: the queue a `queue-depth` condition reads. */
+  routines: { name: string; queue?: string; conditionQueue?: string }[];
 }
 
 /** The names of the input as it is, for the items whose name (and queue) are strings at all. */
@@ -115,13 +117,17 @@ function rawNames(raw: unknown): Names {
     queues: list('queues').flatMap((q) => str(q['name']) ?? []),
     routines: list('routines').flatMap((r) => {
       const name = str(r['name']);
-      return name === undefined ? [] : [{ name, queue: str(r['queue']) }];
+      const cond = r['condition'] as Record<string, unknown> | null | undefined;
+      const conditionQueue =
+        cond && typeof cond === 'object' && cond['kind'] === 'queue-depth' ? str(cond['queue']) : undefined;
+      return name === undefined ? [] : [{ name, queue: str(r['queue']), conditionQueue }];
     }),
   };
 }
 
 /**
- * What no single item shows: duplicate names and routines on undefined queues. Run on the input as
+ * What no single item shows: duplicate names and routines on (or whose `queue-depth` condition
+ * reads) undefined queues. Run on the input as
  * it is when fields failed too, so one pass reports every problem (a misspelt field does not hide
  * an undefined queue); `reported` paths already have a problem and get no second one.
  */
@@ -137,11 +143,15 @@ function crossIssues(names: Names, resolved: ReturnType<typeof resolveValidation
     // A queue whose own name is wrong defines nothing (its problem is reported already).
     const defined = names.queues.filter((q) => q !== '' && !reported.has(`queues[${q}].name`));
     const known = new Set([...defined, ...resolved.knownQueues]);
+    const list = () => [...known].sort().join(', ') || '(none)';
     for (const r of names.routines) {
-      const path = `routines[${r.name}].queue`;
-      if (r.queue === undefined || known.has(r.queue) || reported.has(path)) continue;
-      const list = [...known].sort().join(', ') || '(none)';
-      issues.push({ path, message: `queue "${r.queue}" is not defined; defined queues: ${list}` });
+      for (const [path, queue] of [
+        [`routines[${r.name}].queue`, r.queue],
+        [`routines[${r.name}].condition.queue`, r.conditionQueue],
+      ] as const) {
+        if (queue === undefined || known.has(queue) || reported.has(path)) continue;
+        issues.push({ path, message: `queue "${queue}" is not defined; defined queues: ${list()}` });
+      }
     }
   }
   return issues;
@@ -175,9 +185,22 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   for (const r of bundle.routines) {
     const message = routineSizeProblem(r);
     if (message) issues.push({ path: `routines[${r.name}]`, message });
+    const jitter = jitterProblem(r.jitterMs, r);
+    if (jitter) issues.push({ path: `routines[${r.name}].jitterMs`, message: jitter });
   }
   issues.push(
-    ...crossIssues({ queues: bundle.queues.map((q) => q.name), routines: bundle.routines }, resolved, new Set()),
+    ...crossIssues(
+      {
+        queues: bundle.queues.map((q) => q.name),
+        routines: bundle.routines.map(({ name, queue, condition: c }) => ({
+          name,
+          queue,
+          conditionQueue: typeof c === 'object' && c.kind === 'queue-depth' ? c.queue : undefined,
+        })),
+      },
+      resolved,
+      new Set(),
+    ),
   );
   return issues.length > 0 ? failed(issues) : { ok: true, bundle };
 }

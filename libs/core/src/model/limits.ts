@@ -43,6 +43,10 @@ export const MAX_INSTANT_LENGTH = 64;
 export const MAX_OWNER_LENGTH = 200;
 /** The name of a registered hook: a routine's `condition`, a selector's `provider`. */
 export const MAX_HOOK_NAME_LENGTH = 200;
+/** The URL an `http` condition calls. */
+export const MAX_CONDITION_URL_LENGTH = 2048;
+/** The headers an `http` condition sends, as JSON. */
+export const MAX_CONDITION_HEADERS_BYTES = 8 * 1024;
 /** The note of a pause. */
 export const MAX_PAUSE_NOTE_LENGTH = 500;
 /** An idempotency key: the client's `idempotencyKey`, the API's `Idempotency-Key` header. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exclusionsSchema } from './calendar.schema';
 import { parseIsoInstant } from './iso-instant';
+import { conditionSchema } from './condition.schema';
 import { labelsSchema } from './labels.schema';
 import {
   boundedString,
@@ -16,8 +17,9 @@ import { PRIORITY_NAMES } from './priority-name';
 import { backoffSchema } from './queue.schema';
 import { ROUTINE_STATUSES } from './routine-status';
 import { checkPayload } from './payload.policy';
-import { triggerSchema } from './trigger.schema';
+import { triggerSchema, triggersSchema } from './trigger.schema';
 import { DEFAULT_MISFIRE_GRACE_MS } from '../policy/misfire';
+import { MAX_JITTER_MS } from '../schedule/jitter';
 import type { ValidationOptions } from './validation-options';
 
 /** `low|medium|high` or an integer in [-1000, 1000]; higher runs first (see `priorityValue`). */
@@ -51,10 +53,13 @@ const instantSchema = boundedString(MAX_INSTANT_LENGTH).refine((v) => parseIsoIn
  * a bound from `./limits` (the whole definition's size is checked by `parseBundle`).
  */
 export function routineSchema(opts?: ValidationOptions) {
-  return routineObject(opts).superRefine(checkRoutineBounds);
+  return routineFields(opts).superRefine((r, ctx) => {
+    checkOneTriggerField(r, ctx);
+    checkRoutineBounds(r, ctx);
+  });
 }
 
-/** What no single field shows: an `endAt` not after `startAt` (add it to a schema built from {@link routineObject}). */
+/** What no single field shows: an `endAt` not after `startAt` (add it to a schema built from {@link routineFields}). */
 export function checkRoutineBounds(r: { startAt?: string; endAt?: string }, ctx: z.RefinementCtx): void {
   const start = r.startAt === undefined ? undefined : parseIsoInstant(r.startAt);
   const end = r.endAt === undefined ? undefined : parseIsoInstant(r.endAt);
@@ -67,13 +72,44 @@ export function checkRoutineBounds(r: { startAt?: string; endAt?: string }, ctx:
   }
 }
 
-/** The routine's fields without the checks across them (extend it, then add {@link checkRoutineBounds}). */
-export function routineObject(opts?: ValidationOptions) {
+/** A routine says when it fires in exactly one field: `trigger` (one) or `triggers` (a list). */
+export function checkOneTriggerField(r: { trigger?: unknown; triggers?: unknown }, ctx: z.RefinementCtx): void {
+  if (r.trigger !== undefined && r.triggers !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['triggers'],
+      message: 'a routine has either "trigger" or "triggers", not both; move the trigger into the list',
+    });
+  } else if (r.trigger === undefined && r.triggers === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['trigger'],
+      message:
+        'required: a routine needs "trigger" (one) or "triggers" (a list of 2-8); e.g. {"kind": "cron", "cron": "0 2 * * *"}',
+    });
+  }
+}
+
+/** The routine's fields without the check across them ({@link checkOneTriggerField}): to extend, then check. */
+export function routineFields(opts?: ValidationOptions) {
   return z.strictObject({
     name: nameSchema,
     jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
     queue: nameSchema,
-    trigger: triggerSchema(opts),
+    /** When it fires: exactly one of `trigger` and `triggers` (see `checkOneTriggerField`). */
+    trigger: triggerSchema(opts)
+      .optional()
+      .describe('When the routine fires: one trigger. Exactly one of `trigger` and `triggers`.'),
+    /**
+     * Several schedules of one routine, 2-8 recurring triggers: their slots merge into one stream
+     * (an instant two share is one slot, attributed to the first listed); overlap, catch-up and
+     * slot claims stay per routine.
+     */
+    triggers: triggersSchema(opts)
+      .optional()
+      .describe(
+        'Several schedules: 2-8 cron/interval triggers, each with an optional `name`; one merged stream of slots, an instant two share is one slot attributed to the first listed. Exactly one of `trigger` and `triggers`.',
+      ),
     payload: jsonWithin(z.unknown().default({}), MAX_PAYLOAD_BYTES),
     priority: prioritySchema.default('medium'),
     concurrencyPolicy: z.enum(CONCURRENCY_POLICIES).default('allow'),
@@ -86,8 +122,24 @@ export function routineObject(opts?: ValidationOptions) {
      * `catchUpPolicy`. At most an hour.
      */
     misfireGraceMs: z.number().int().nonnegative().max(3_600_000).default(DEFAULT_MISFIRE_GRACE_MS),
-    /** Name of a registered condition check run before enqueueing. */
-    condition: boundedString(MAX_HOOK_NAME_LENGTH).min(1).optional(),
+    /**
+     * Spreads the routine's runs: each slot's run starts a fixed offset in [0, jitterMs) after the
+     * slot, the same on every replica (see `plannedStart`). At most an hour and at most the
+     * schedule's smallest gap between slots (checked by `parseBundle`).
+     */
+    jitterMs: z
+      .number()
+      .int()
+      .nonnegative({ error: (i) => `jitterMs ${String(i.input)} is negative; use jitterMs in [0, ${MAX_JITTER_MS}]` })
+      .max(MAX_JITTER_MS, {
+        error: (i) => `jitterMs ${String(i.input)} is over the limit of ${MAX_JITTER_MS} ms (an hour)`,
+      })
+      .default(0),
+    /**
+     * Checked before enqueueing: the name of a registered `@Condition`, or a built-in kind as data
+     * (`{kind: http, url, headers?}`, `{kind: queue-depth, queue, below}`).
+     */
+    condition: conditionSchema.optional(),
     /**
      * How long a condition check may take (ms). Past it the check's signal is aborted and the fire
      * counts as a launch failure (backoff, then disable after `maxLaunchFailures`).

@@ -53,13 +53,18 @@ function planQueue(
     });
   }
   for (const f of fires) {
+    // A jittered run is created at once but starts at its planned start.
+    if (f.start !== undefined && f.start > ctx.now) {
+      out.waiting.push({ subject: { kind: 'run', id: f.runId, queue }, reason: 'not-yet-due', until: f.start });
+      continue;
+    }
     const priority = priorityValue(routines.get(f.routine)?.priority);
     ready.push({
       id: f.runId,
       routine: f.routine,
       manual: false,
       priority,
-      readyAt: f.slot,
+      readyAt: f.start ?? f.slot,
       fromFire: true,
       ...shape(f.routine),
     });

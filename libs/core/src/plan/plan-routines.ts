@@ -3,9 +3,9 @@ import { launchBlocker } from '../policy/launcher.policy';
 import { decideOverlap } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
 import type { Run } from '../run/run.schema';
+import { plannedStart } from '../schedule/jitter';
 import { nextFire } from '../schedule/next-fire';
 import { preemptedSkip } from '../schedule/operator-skip';
-import { slotBounds } from '../schedule/slot-bounds';
 import type { SkipReason } from '../policy/skip-reason';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
@@ -25,23 +25,26 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     out.waiting.push({ subject, reason: 'queue-unknown', detail: routine.queue });
     return;
   }
-  const bounds = slotBounds(routine);
-  const next = nextFire(routine.trigger, now, bounds);
-  if (next !== undefined) out.upcoming.push({ routine: routine.name, at: next });
+  const next = nextFire(routine, now);
+  const startOf = (slot: number) => plannedStart(routine, slot);
+  if (next !== undefined) {
+    const start = startOf(next);
+    out.upcoming.push({ routine: routine.name, at: next, ...(start > next && { start }) });
+  }
   const blocker = launchBlocker(rs.launcher, now);
   if (blocker) {
     out.waiting.push({ subject, ...blocker });
     return;
   }
   const cu = catchUp({
-    trigger: routine.trigger,
-    ...(bounds && { bounds }),
+    trigger: routine,
     lastSlot: rs.lastSlot,
     now,
     policy: routine.catchUpPolicy,
     maxCatchUp: routine.maxCatchUp,
     ...(routine.startingDeadlineMs !== undefined && { startingDeadlineMs: routine.startingDeadlineMs }),
     misfireGraceMs: routine.misfireGraceMs,
+    startOf,
   });
   // An excluded or operator-skipped slot is recorded so whatever catch-up made of it (see slot-decider).
   const preempted = (slot: number): SkipReason | undefined => {
@@ -67,7 +70,16 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
       continue;
     }
     const cancel = overlap.action === 'replace' ? overlap.cancelRunIds : [];
-    out.fires.push({ routine: routine.name, queue: routine.queue, slot: f.slot, source: f.source, runId, cancel });
+    const start = startOf(f.slot);
+    out.fires.push({
+      routine: routine.name,
+      queue: routine.queue,
+      slot: f.slot,
+      source: f.source,
+      runId,
+      cancel,
+      ...(start > f.slot && { start }),
+    });
     if (cancel.length > 0) runs.splice(0, runs.length);
     runs.push({ id: runId, status: 'queued' });
   }

@@ -66,6 +66,8 @@ export interface PlannedFire {
   runId: string;
   /** Run ids to cancel first (concurrencyPolicy `replace`). */
   cancel: string[];
+  /** When its run is planned to start, if later than the slot (the routine's `jitterMs`). */
+  start?: number;
 }
 
 export interface PlannedStart {
@@ -87,5 +89,5 @@ export interface PlanResult {
   /** Everything that waits, and why (`until`: epoch ms when the reason lapses, when known). */
   waiting: { subject: PlanSubject; reason: WaitReason; until?: number; detail?: string }[];
   /** Next fire time of each active routine after `now`, by routine name. */
-  upcoming: { routine: string; at: number }[];
+  upcoming: { routine: string; at: number; start?: number }[];
 }

@@ -120,4 +120,22 @@ describe('whatIf', () => {
     ]);
     expect(JSON.stringify(st)).toBe(frozen);
   });
+
+  it('lists the fires of a routine with a condition as subject to it, evaluated at fire time: nothing is called', () => {
+    const http = one({
+      routine: routine({ condition: { kind: 'http', url: 'http://127.0.0.1:9/gate' } }),
+      lastSlot: ago(HOUR),
+    });
+    expect(http.condition).toBe('http GET http://127.0.0.1:9/gate');
+    expect(http.fires.map((f) => f.slot)).toEqual([AT]);
+    const depth = one({
+      routine: routine({ condition: { kind: 'queue-depth', queue: 'default', below: 5 } }),
+      lastSlot: ago(HOUR),
+    });
+    expect(depth.condition).toBe('queue-depth default < 5');
+    expect(one({ routine: routine({ condition: 'has-new-orders' }), lastSlot: ago(HOUR) }).condition).toBe(
+      'has-new-orders',
+    );
+    expect(one({ routine: routine({}), lastSlot: ago(HOUR) })).not.toHaveProperty('condition');
+  });
 });

@@ -1,7 +1,8 @@
+import { describeCondition } from '../model/condition.schema';
 import type { Routine } from '../model/routine.schema';
 import type { SkipReason } from '../policy/skip-reason';
 import type { RunSource } from '../run/run-status';
-import { previewFires, type PreviewFire } from '../schedule/fire-preview';
+import { previewFires, withPlannedStarts, type PreviewFire } from '../schedule/fire-preview';
 import { compareStrings } from './compare-strings';
 import { plan } from './plan';
 import type { PlanState, WaitReason } from './plan.types';
@@ -38,6 +39,8 @@ export interface WhatIfFire {
   runId: string;
   /** Runs the fire cancels first (concurrencyPolicy `replace`). */
   cancel: string[];
+  /** When its run is planned to start, if later than the slot (the routine's `jitterMs`). */
+  start?: number;
   /** True when the run would be leased at once; otherwise `waits` says why not. */
   starts: boolean;
   waits?: { reason: WaitReason; until?: number; detail?: string };
@@ -49,6 +52,12 @@ export interface WhatIfRoutine {
   /** The status the apply would leave (a pause or an archive someone made survives the file). */
   status?: Routine['status'];
   queue?: string;
+  /**
+   * The routine's condition in one line (`describeCondition`): its fires run only if it holds when
+   * they fire. A what-if evaluates no condition — it calls no URL and reads no queue — so the fires
+   * it lists are those the schedule, catch-up, overlap and launcher allow, each subject to it.
+   */
+  condition?: string;
   /** Slots between the cursor and the instant that would fire, oldest first (at most `slots`). */
   fires: WhatIfFire[];
   /** Slots that would be recorded as skipped, with the reason, oldest first (at most `slots`). */
@@ -103,9 +112,10 @@ export function whatIf(at: number, input: WhatIfInput): WhatIfResult {
     }
     const fires = p.fires
       .filter((f) => f.routine === name)
-      .map(({ slot, source, runId, cancel }): WhatIfFire => {
+      .map(({ slot, source, runId, cancel, start }): WhatIfFire => {
         const waits = starts.has(runId) ? undefined : runWaits.get(runId);
-        return { slot, source, runId, cancel, starts: starts.has(runId), ...(waits && { waits }) };
+        const begins = start !== undefined && { start };
+        return { slot, source, runId, cancel, ...begins, starts: starts.has(runId), ...(waits && { waits }) };
       });
     const skips = p.skips.filter((s) => s.routine === name).map(({ slot, reason }) => ({ slot, reason }));
     const waiting = routineWaits.get(name) ?? [];
@@ -115,10 +125,11 @@ export function whatIf(at: number, input: WhatIfInput): WhatIfResult {
       change,
       status: def.status,
       queue: def.queue,
+      ...(def.condition !== undefined && { condition: describeCondition(def.condition) }),
       fires: fires.slice(0, slots),
       skips: skips.slice(0, slots),
       waiting,
-      next: firing ? previewFires(def.trigger, at, nextN, def) : [],
+      next: firing ? withPlannedStarts(previewFires(def, at, nextN, def), def) : [],
       more: { fires: Math.max(0, fires.length - slots), skips: Math.max(0, skips.length - slots) },
     });
   }

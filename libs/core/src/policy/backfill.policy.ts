@@ -1,7 +1,5 @@
-import type { Trigger } from '../model/trigger.schema';
-import { slotsBefore } from '../schedule/next-fire';
+import { slotsBefore, type Schedule } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
-import type { SlotBounds } from '../schedule/slot-bounds';
 
 export interface BackfillSlots {
   /** The slots to run, ascending: the newest `cap` of those in `(fromMs, toMs]`. */
@@ -15,22 +13,16 @@ export interface BackfillSlots {
  * The slots an operator's backfill of `(fromMs, toMs]` runs (epoch ms): every slot of `trigger` in
  * the range, at most `cap` of them — the newest, as catch-up policy `all` keeps the newest
  * `maxCatchUp` — and how many older ones the cap left out. Enumerates at most `cap` slots plus a
- * bounded count. Only slots within `bounds` (the routine's `startAt`/`endAt`) exist. Pure.
+ * bounded count. Pure.
  */
-export function backfillSlots(
-  trigger: Trigger,
-  fromMs: number,
-  toMs: number,
-  cap: number,
-  bounds?: SlotBounds,
-): BackfillSlots {
+export function backfillSlots(trigger: Schedule, fromMs: number, toMs: number, cap: number): BackfillSlots {
   const limit = Math.max(0, Math.floor(cap));
   const newestFirst: number[] = [];
-  for (const slot of slotsBefore(trigger, toMs + 1, bounds)) {
+  for (const slot of slotsBefore(trigger, toMs + 1)) {
     if (slot <= fromMs) return { slots: newestFirst.reverse(), capped: 0, exact: true };
     if (newestFirst.length >= limit) {
       // `slot` and everything older down to `fromMs` is left out.
-      const older = countSlotsBetween(trigger, fromMs, slot, bounds);
+      const older = countSlotsBetween(trigger, fromMs, slot);
       return { slots: newestFirst.reverse(), capped: older.count + 1, exact: older.exact };
     }
     newestFirst.push(slot);

@@ -1,7 +1,5 @@
 import type { CatchUpPolicy } from '../model/routine.schema';
-import type { Trigger } from '../model/trigger.schema';
-import { slotsBefore } from '../schedule/next-fire';
-import type { SlotBounds } from '../schedule/slot-bounds';
+import { slotsBefore, type Schedule } from '../schedule/next-fire';
 import { countSlotsBetween } from './count-slots';
 import { DEFAULT_MISFIRE_GRACE_MS } from './misfire';
 import type { SkipReason } from './skip-reason';
@@ -13,9 +11,8 @@ export const DEFAULT_MAX_SKIP_RECORDS = 1000;
 export const MAX_ON_TIME_FIRES = 1000;
 
 export interface CatchUpInput {
-  trigger: Trigger;
-  /** The routine's `startAt`/`endAt` (see `slotBounds`): slots outside them do not exist. */
-  bounds?: SlotBounds;
+  /** The routine (or one trigger): several triggers are one merged stream of slots. */
+  trigger: Schedule;
   /** Latest slot already fired or recorded (epoch ms); slots in `(lastSlot, now]` are due. */
   lastSlot: number;
   now: number;
@@ -31,6 +28,11 @@ export interface CatchUpInput {
   misfireGraceMs?: number;
   /** List at most this many skipped slots (the newest); older ones are only counted. Default 1000. */
   maxSkipRecords?: number;
+  /**
+   * When a slot's run is planned to start (a jittered routine's `plannedStart`); lateness — the
+   * grace and the deadline — counts from it, so jitter never reads as lateness. Default: the slot.
+   */
+  startOf?: (slot: number) => number;
 }
 
 export interface FireSlot {
@@ -54,8 +56,11 @@ export interface CatchUpResult {
 
 type Lateness = 'late' | 'on-time' | 'missed';
 
-function lateness(slot: number, input: Pick<CatchUpInput, 'now' | 'startingDeadlineMs' | 'misfireGraceMs'>): Lateness {
-  const late = input.now - slot;
+function lateness(
+  slot: number,
+  input: Pick<CatchUpInput, 'now' | 'startingDeadlineMs' | 'misfireGraceMs' | 'startOf'>,
+): Lateness {
+  const late = input.now - (input.startOf ? input.startOf(slot) : slot);
   if (input.startingDeadlineMs !== undefined && late > input.startingDeadlineMs) return 'late';
   return late <= (input.misfireGraceMs ?? DEFAULT_MISFIRE_GRACE_MS) ? 'on-time' : 'missed';
 }
@@ -81,7 +86,7 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
 
   const due: number[] = []; // newest first
   if (now > lastSlot) {
-    for (const slot of slotsBefore(trigger, now + 1, input.bounds)) {
+    for (const slot of slotsBefore(trigger, now + 1)) {
       if (slot <= lastSlot || due.length >= limit) break;
       due.push(slot);
     }
@@ -113,8 +118,7 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
   const listed = skip.slice(0, maxSkipRecords);
   const dropped = skip.length - listed.length;
   const oldest = due[due.length - 1] as number;
-  const older =
-    due.length >= limit ? countSlotsBetween(trigger, lastSlot, oldest, input.bounds) : { count: 0, exact: true };
+  const older = due.length >= limit ? countSlotsBetween(trigger, lastSlot, oldest) : { count: 0, exact: true };
   const result: CatchUpResult = { fire: fire.reverse(), skip: listed.reverse(), cursor: newest };
   if (dropped + older.count > 0) {
     const reason = lateness(oldest, input) === 'late' ? 'deadline-exceeded' : policyReason(policy);
@@ -131,7 +135,7 @@ export function catchUp(input: CatchUpInput): CatchUpResult {
  */
 export function catchUpOne(
   slot: number,
-  input: Pick<CatchUpInput, 'now' | 'policy' | 'startingDeadlineMs' | 'misfireGraceMs'>,
+  input: Pick<CatchUpInput, 'now' | 'policy' | 'startingDeadlineMs' | 'misfireGraceMs' | 'startOf'>,
 ): { fire: FireSlot } | { skip: SkippedSlot } {
   const l = lateness(slot, input);
   if (l === 'late') return { skip: { slot, reason: 'deadline-exceeded' } };

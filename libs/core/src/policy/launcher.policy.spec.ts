@@ -1,5 +1,7 @@
+import { countedStatus } from '../model/routine-status';
 import {
   initialLauncherState,
+  launcherHealth,
   launchBlocker,
   recordLaunchOutcome,
   resetLauncher,
@@ -15,17 +17,17 @@ describe('launcher bookkeeping', () => {
       'first failure backs off 1 s',
       { consecutiveFailures: 0 },
       failed,
-      { consecutiveFailures: 1, nextAttemptAt: NOW + 1000 },
+      { consecutiveFailures: 1, nextAttemptAt: NOW + 1000, lastLaunchError: 'db down' },
     ],
     [
       'third failure backs off 4 s',
       { consecutiveFailures: 2, nextAttemptAt: NOW },
       failed,
-      { consecutiveFailures: 3, nextAttemptAt: NOW + 4000 },
+      { consecutiveFailures: 3, nextAttemptAt: NOW + 4000, lastLaunchError: 'db down' },
     ],
     [
-      'enqueued resets',
-      { consecutiveFailures: 3, nextAttemptAt: NOW },
+      'enqueued resets, the last error too',
+      { consecutiveFailures: 3, nextAttemptAt: NOW, lastLaunchError: 'db down' },
       { kind: 'enqueued' },
       { consecutiveFailures: 0 },
     ],
@@ -42,6 +44,8 @@ describe('launcher bookkeeping', () => {
       {
         consecutiveFailures: 5,
         disabledReason: 'launch failed 5 times in a row (maxLaunchFailures 5); last error: db down',
+        disabledAt: NOW,
+        lastLaunchError: 'db down',
       },
     ],
   ])('%s', (_name, state, outcome, expected) => {
@@ -57,7 +61,7 @@ describe('launcher bookkeeping', () => {
       baseDelayMs: 10,
       maxDelayMs: 5000,
     });
-    expect(capped).toEqual({ consecutiveFailures: 21, nextAttemptAt: NOW + 5000 });
+    expect(capped).toEqual({ consecutiveFailures: 21, nextAttemptAt: NOW + 5000, lastLaunchError: 'db down' });
   });
 
   it('stays disabled until reset, whatever happens', () => {
@@ -65,6 +69,31 @@ describe('launcher bookkeeping', () => {
     expect(recordLaunchOutcome(disabled, { kind: 'enqueued' }, NOW)).toBe(disabled);
     expect(resetLauncher()).toEqual(initialLauncherState());
     expect(initialLauncherState()).toEqual({ consecutiveFailures: 0 });
+  });
+
+  it("reports a launcher's health: the backoff end only while ahead, the error, the disable and its time", () => {
+    expect(launcherHealth(initialLauncherState(), NOW)).toEqual({ consecutiveFailures: 0 });
+    const backingOff = recordLaunchOutcome({ consecutiveFailures: 1 }, failed, NOW);
+    expect(launcherHealth(backingOff, NOW)).toEqual({
+      consecutiveFailures: 2,
+      backoffUntil: NOW + 2000,
+      lastLaunchError: 'db down',
+    });
+    expect(launcherHealth(backingOff, NOW + 2000)).toEqual({ consecutiveFailures: 2, lastLaunchError: 'db down' });
+    const disabled = recordLaunchOutcome({ consecutiveFailures: 4 }, failed, NOW);
+    expect(launcherHealth(disabled, NOW + 1)).toEqual({
+      consecutiveFailures: 5,
+      lastLaunchError: 'db down',
+      disabledReason: disabled.disabledReason,
+      disabledAt: NOW,
+    });
+  });
+
+  it('counts an active routine its launcher disabled as disabled, and only as that', () => {
+    expect(countedStatus('active', undefined)).toBe('active');
+    expect(countedStatus('active', 'launch failed 5 times')).toBe('disabled');
+    expect(countedStatus('paused', 'launch failed 5 times')).toBe('paused');
+    expect(countedStatus('archived', 'launch failed 5 times')).toBe('archived');
   });
 
   it('reports what blocks a launch', () => {

@@ -5,6 +5,10 @@ export interface LauncherState {
   nextAttemptAt?: number;
   /** Set once `maxLaunchFailures` consecutive failures disabled the routine; cleared only by {@link resetLauncher}. */
   disabledReason?: string;
+  /** When the launcher disabled the routine. */
+  disabledAt?: number;
+  /** The newest failure's error while failures run (what an operator reads before it disables). */
+  lastLaunchError?: string;
 }
 
 /** The three outcomes of a launch: the run was enqueued; the condition said no (healthy); the launch failed. */
@@ -49,11 +53,37 @@ export function recordLaunchOutcome(
     return {
       consecutiveFailures: failures,
       disabledReason: `launch failed ${failures} times in a row (maxLaunchFailures ${max}); last error: ${outcome.error}`,
+      disabledAt: now,
+      lastLaunchError: outcome.error,
     };
   }
   const base = policy.baseDelayMs ?? 1000;
   const delay = Math.min(base * 2 ** (failures - 1), policy.maxDelayMs ?? 300_000);
-  return { consecutiveFailures: failures, nextAttemptAt: now + delay };
+  return { consecutiveFailures: failures, nextAttemptAt: now + delay, lastLaunchError: outcome.error };
+}
+
+/**
+ * A launcher's health as operators read it at `now`: the backoff end only while it lies ahead, the
+ * newest error, and the disable reason with its time. Pure.
+ */
+export function launcherHealth(
+  state: LauncherState,
+  now: number,
+): {
+  consecutiveFailures: number;
+  backoffUntil?: number;
+  lastLaunchError?: string;
+  disabledReason?: string;
+  disabledAt?: number;
+} {
+  const backingOff = state.disabledReason === undefined && (state.nextAttemptAt ?? -Infinity) > now;
+  return {
+    consecutiveFailures: state.consecutiveFailures,
+    ...(backingOff && { backoffUntil: state.nextAttemptAt }),
+    ...(state.lastLaunchError !== undefined && { lastLaunchError: state.lastLaunchError }),
+    ...(state.disabledReason !== undefined && { disabledReason: state.disabledReason }),
+    ...(state.disabledAt !== undefined && { disabledAt: state.disabledAt }),
+  };
 }
 
 /** Why a launch may not be attempted at `now`: disabled, or backing off until `nextAttemptAt`. */

@@ -55,7 +55,7 @@ describe('exclusion calendars', () => {
       exclude: [{ name: 'xmas', dates: ['2026-12-25'] }],
     });
     const skips = new Map([[at('2026-12-26T08:00:00Z'), { by: 'alice' }]]);
-    const fires = previewFires(r.trigger, at('2026-12-01T00:00:00Z'), 10, { ...r, skips });
+    const fires = previewFires(r, at('2026-12-01T00:00:00Z'), 10, { ...r, skips });
     expect(fires.map((f) => [f.local.slice(0, 10), f.skipped])).toEqual([
       ['2026-12-23', undefined],
       ['2026-12-24', undefined],

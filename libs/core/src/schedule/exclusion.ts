@@ -4,10 +4,17 @@ import { toWallMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
 import { cronFields } from '../model/cron-expression';
 
-/** What {@link exclusionOf} reads of a routine: its exclusions and the zone of its trigger. */
+/** What {@link exclusionOf} reads of a routine: its exclusions and the zone of its trigger(s). */
 export interface Excludable {
-  trigger: Trigger;
+  trigger?: Trigger;
+  triggers?: readonly Trigger[];
   exclude?: readonly (string | Calendar)[];
+}
+
+/** The zone a calendar without its own `tz` is read in: the routine's (first) cron trigger's, else UTC. */
+function routineZone(routine: Excludable): string {
+  const cron = [routine.trigger, ...(routine.triggers ?? [])].find((t) => t?.kind === 'cron');
+  return cron?.kind === 'cron' ? (cron.tz ?? 'UTC') : 'UTC';
 }
 
 /** Whether `calendar` holds instant `slot`: its local date listed, or its local minute named by the pattern. */
@@ -23,13 +30,13 @@ export function calendarHolds(calendar: Calendar, slot: number, defaultTz: strin
 /**
  * The exclusion that holds `slot` (epoch ms), as the recorded skip reason `excluded: <calendar>`
  * (the bundle calendar's name, or `exclude[i]` for an inline one), or undefined when none does.
- * Local dates and times are read in each calendar's `tz`, else the routine's cron zone, else UTC,
+ * Local dates and times are read in each calendar's `tz`, else the routine's (first) cron zone, else UTC,
  * so a date follows the zone's DST. Pure.
  */
 export function exclusionOf(routine: Excludable, slot: number): string | undefined {
   const list = routine.exclude;
   if (!list || list.length === 0) return undefined;
-  const tz = routine.trigger.kind === 'cron' ? (routine.trigger.tz ?? 'UTC') : 'UTC';
+  const tz = routineZone(routine);
   for (const [i, entry] of list.entries()) {
     if (typeof entry === 'string') continue; // never valid: validation resolves or refuses names
     if (calendarHolds(entry, slot, tz)) return `excluded: ${entry.name ?? `exclude[${i}]`}`;

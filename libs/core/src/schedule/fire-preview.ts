@@ -3,9 +3,9 @@ import { fromWallMs, toWallMs, zoneOffsetMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
 import type { Calendar } from '../model/calendar.schema';
 import { exclusionOf } from './exclusion';
-import { preview } from './next-fire';
+import { plannedStart } from './jitter';
+import { MAX_ENUMERATED_SLOTS, scheduledSlotsAfter, scheduleTriggers, type Schedule } from './next-fire';
 import { operatorSkipReason } from './operator-skip';
-import { slotBounds } from './slot-bounds';
 
 /**
  * How a daylight-saving transition moved a fire: `gap` — its wall time did not exist (spring
@@ -17,17 +17,19 @@ export type DstShift = 'gap' | 'overlap';
 export interface PreviewFire {
   /** Epoch ms. */
   at: number;
-  /** The fire's local time in the trigger's zone, ISO 8601 with its offset. */
+  /** For a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
+  /** The fire's local time in its trigger's zone, ISO 8601 with its offset. */
   local: string;
   dst?: DstShift;
+  /** When its run is planned to start, if later than the slot (the routine's `jitterMs`; see `plannedStart`). */
+  start?: number;
   /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
   skipped?: string;
 }
 
-/** What of a routine shapes its upcoming fires besides the trigger: bounds, exclusions, operator skips. */
+/** What of a routine marks upcoming fires that will not run: its exclusions and the operators' skips. */
 export interface PreviewLimits {
-  startAt?: string;
-  endAt?: string;
   exclude?: readonly (string | Calendar)[];
   skips?: ReadonlyMap<number, { by: string }>;
 }
@@ -52,17 +54,35 @@ function dstShiftOf(trigger: Trigger, at: number): DstShift | undefined {
 }
 
 /**
- * The next `n` fires of `trigger` strictly after `fromMs`, with their local time in the trigger's
- * zone (UTC for interval and once triggers) and a marker on fires a DST transition shifted. With
- * `limits` (the routine): only slots within `startAt`/`endAt`, and those an exclusion or an
- * operator skip will skip marked `skipped` (listed, not left out: the slot exists). Pure.
+ * The next `n` fires of `s` (a trigger or a routine) strictly after `fromMs`, with their local time
+ * in the zone of the trigger each is attributed to (UTC for interval and once triggers), that
+ * trigger for a `triggers` list, and a marker on fires a DST transition shifted. A routine's slots
+ * lie within its `startAt`/`endAt`; with `limits` those an exclusion or an operator skip will skip
+ * are marked `skipped` (listed, not left out: the slot exists). Pure.
  */
-export function previewFires(trigger: Trigger, fromMs: number, n: number, limits: PreviewLimits = {}): PreviewFire[] {
-  const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
-  return preview({ trigger }, fromMs, n, slotBounds(limits)).map((at) => {
-    const dst = dstShiftOf(trigger, at);
-    const skip = limits.skips?.get(at);
-    const skipped = exclusionOf({ trigger, exclude: limits.exclude }, at) ?? (skip && operatorSkipReason(skip));
-    return { at, local: localIso(at, tz), ...(dst && { dst }), ...(skipped && { skipped }) };
+export function previewFires(s: Schedule, fromMs: number, n: number, limits: PreviewLimits = {}): PreviewFire[] {
+  const limit = Math.max(0, Math.min(Math.floor(n), MAX_ENUMERATED_SLOTS));
+  const triggers = scheduleTriggers(s);
+  const out: PreviewFire[] = [];
+  if (limit === 0 || triggers.length === 0) return out;
+  for (const slot of scheduledSlotsAfter(s, fromMs)) {
+    const { trigger } = triggers.find((t) => t.label === slot.trigger)!;
+    const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
+    const dst = dstShiftOf(trigger, slot.at);
+    const label = slot.trigger !== undefined && { trigger: slot.trigger };
+    const skip = limits.skips?.get(slot.at);
+    const excluded = 'kind' in s ? undefined : exclusionOf({ ...s, exclude: limits.exclude }, slot.at);
+    const skipped = excluded ?? (skip && operatorSkipReason(skip));
+    out.push({ at: slot.at, ...label, local: localIso(slot.at, tz), ...(dst && { dst }), ...(skipped && { skipped }) });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** `fires` of routine `def` with the planned start of each jittered one (the slot stays `at`). Pure. */
+export function withPlannedStarts(fires: PreviewFire[], def: { name: string; jitterMs?: number }): PreviewFire[] {
+  return fires.map((f) => {
+    const start = plannedStart(def, f.at);
+    return start > f.at ? { ...f, start } : f;
   });
 }

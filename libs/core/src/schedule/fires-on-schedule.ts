@@ -19,15 +19,12 @@ export interface ScheduleState {
  * share. Pure.
  */
 export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean {
-  if (routine.status !== 'active' || state.disabledReason || routine.trigger.kind === 'manual') return false;
+  const t = routine.trigger;
+  if (routine.status !== 'active' || state.disabledReason || t?.kind === 'manual') return false;
   const bounds = slotBounds(routine);
-  if (routine.trigger.kind === 'once') {
-    const at = Date.parse(routine.trigger.at);
-    return at > (state.lastSlot ?? -1) && withinBounds(bounds, at);
-  }
+  if (t?.kind === 'once') return Date.parse(t.at) > (state.lastSlot ?? -1) && withinBounds(bounds, Date.parse(t.at));
   const cursor = state.lastSlot ?? state.since;
-  if (bounds?.endMs !== undefined && cursor !== undefined)
-    return nextFire(routine.trigger, cursor, bounds) !== undefined;
+  if (bounds?.endMs !== undefined && cursor !== undefined) return nextFire(routine, cursor) !== undefined;
   return true;
 }
 
@@ -37,7 +34,7 @@ export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean
  * many routines often may keep it until the trigger or the cursor moves. Pure.
  */
 export function expectedSlot(routine: Routine, state: ScheduleState, createdAt: number): number | undefined {
-  return nextFire(routine.trigger, state.lastSlot ?? state.since ?? createdAt, slotBounds(routine));
+  return nextFire(routine, state.lastSlot ?? state.since ?? createdAt);
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Routine } from '../model/routine.schema';
 import { exclusionOf } from './exclusion';
 import { nextFire, prevFire, slotsAfter } from './next-fire';
-import { slotBounds } from './slot-bounds';
 
 /** Most pending operator skips one routine holds (a skip is forgotten once its slot is decided). */
 export const MAX_PENDING_SKIPS = 100;
@@ -42,15 +41,14 @@ export type SkipRefusal =
   { kind: 'not-a-slot'; before?: number; after?: number } | { kind: 'past' } | { kind: 'excluded'; reason: string };
 
 /**
- * Whether `slot` (epoch ms) may be skipped at `now`: a slot of the routine's schedule within its
- * bounds, still ahead, not excluded already. Answers the refusal, with the nearest slots when it
+ * Whether `slot` (epoch ms) may be skipped at `now`: a slot of the routine's schedule (its triggers
+ * merged, within its bounds), still ahead, not excluded already. Answers the refusal, with the nearest slots when it
  * is no slot at all, or undefined. Pure.
  */
 export function skipRefusal(routine: Routine, slot: number, now: number): SkipRefusal | undefined {
-  const bounds = slotBounds(routine);
-  if (nextFire(routine.trigger, slot - 1, bounds) !== slot) {
-    const before = prevFire(routine.trigger, slot, bounds);
-    const after = nextFire(routine.trigger, slot, bounds);
+  if (nextFire(routine, slot - 1) !== slot) {
+    const before = prevFire(routine, slot);
+    const after = nextFire(routine, slot);
     return { kind: 'not-a-slot', ...(before !== undefined && { before }), ...(after !== undefined && { after }) };
   }
   if (slot <= now) return { kind: 'past' };
@@ -72,7 +70,7 @@ export function nextRunningSlot(
   skips?: ReadonlyMap<number, Pick<OperatorSkip, 'by'>>,
 ): number | undefined {
   let steps = 0;
-  for (const slot of slotsAfter(routine.trigger, afterMs, slotBounds(routine))) {
+  for (const slot of slotsAfter(routine, afterMs)) {
     if (preemptedSkip(routine, slot, skips) === undefined) return slot;
     if (++steps >= MAX_PREEMPTED_STEPS) return undefined;
   }

@@ -26,16 +26,18 @@ describe('startAt / endAt', () => {
     expect(slotBounds(routine({ startAt: undefined, endAt: undefined }))).toBeUndefined();
   });
 
-  it('cuts the slot stream both ways', () => {
-    expect(nextFire(r.trigger, 0, b)).toBe(3 * HOUR);
-    expect(nextFire(r.trigger, 6 * HOUR, b)).toBeUndefined();
-    expect(prevFire(r.trigger, 100 * HOUR, b)).toBe(6 * HOUR);
-    expect(prevFire(r.trigger, 3 * HOUR, b)).toBeUndefined();
-    expect(slotsBetween(r.trigger, 0, 100 * HOUR, 100, b).slots).toEqual([3, 4, 5, 6].map((h) => h * HOUR));
+  it('cuts the routine slot stream both ways', () => {
+    expect(nextFire(r, 0)).toBe(3 * HOUR);
+    expect(nextFire(r, 6 * HOUR)).toBeUndefined();
+    expect(prevFire(r, 100 * HOUR)).toBe(6 * HOUR);
+    expect(prevFire(r, 3 * HOUR)).toBeUndefined();
+    expect(slotsBetween(r, 0, 100 * HOUR, 100).slots).toEqual([3, 4, 5, 6].map((h) => h * HOUR));
+    // A trigger alone has no bounds.
+    expect(nextFire(r.trigger!, 0)).toBe(HOUR);
   });
 
   it('catch-up sees no slot outside the bounds', () => {
-    const cu = catchUp({ trigger: r.trigger, bounds: b, lastSlot: 0, now: 100 * HOUR, policy: 'all' });
+    const cu = catchUp({ trigger: r, lastSlot: 0, now: 100 * HOUR, policy: 'all' });
     expect(cu.fire.map((f) => f.slot)).toEqual([3, 4, 5, 6].map((h) => h * HOUR));
     expect(cu.cursor).toBe(6 * HOUR);
   });

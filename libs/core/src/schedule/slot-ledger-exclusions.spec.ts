@@ -2,14 +2,13 @@ import { slotLedger } from './slot-ledger';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 11, 24, 12);
-const trigger = { kind: 'interval' as const, everyMs: MIN };
+const trigger = { trigger: { kind: 'interval' as const, everyMs: MIN }, endAt: new Date(T0 + 4 * MIN).toISOString() };
 const id = (slot: number) => `r-r-${slot}`;
 
 describe('slot ledger: exclusions, operator skips and bounds', () => {
   it('shows recorded excluded and operator-skipped slots with their detail, and those still ahead as to come', () => {
     const ledger = slotLedger('r', {
       trigger,
-      bounds: { endMs: T0 + 4 * MIN },
       from: T0,
       to: T0 + 10 * MIN,
       now: T0 + 2 * MIN + 1,

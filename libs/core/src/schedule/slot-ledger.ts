@@ -1,8 +1,6 @@
-import type { Trigger } from '../model/trigger.schema';
 import type { RunSource, RunStatus } from '../run/run-status';
 import { NAME_PATTERN } from '../model/name.schema';
-import { slotsBefore, slotsBetween } from './next-fire';
-import type { SlotBounds } from './slot-bounds';
+import { scheduledSlotsBetween, slotsBefore, type Schedule } from './next-fire';
 import { slotSkipReason, type SlotFate, type SlotSkipReason } from './slot-fate';
 
 /** The most slots one ledger lists: a longer range is refused, so a reader never loads unbounded data. */
@@ -12,10 +10,10 @@ export const MAX_LEDGER_SLOTS = 1000;
  * A ledger's default start: just before the `n`-th slot up to `to` (so `(from, to]` holds the last `n`
  * slots), or a day before `to` when the trigger has fewer (a once or manual routine).
  */
-export function defaultLedgerFrom(trigger: Trigger, to: number, n: number, bounds?: SlotBounds): number {
+export function defaultLedgerFrom(trigger: Schedule, to: number, n: number): number {
   let from = to - 86_400_000;
   let seen = 0;
-  for (const at of slotsBefore(trigger, to + 1, bounds)) {
+  for (const at of slotsBefore(trigger, to + 1)) {
     from = at - 1;
     if (++seen >= n) break;
   }
@@ -60,6 +58,8 @@ export interface SlotRecord {
 /** One slot of the ledger. */
 export interface LedgerSlot {
   slot: number;
+  /** For a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index). */
+  trigger?: string;
   fate: SlotFate;
   /** False for a slot the current schedule does not have but a record names (the trigger changed since). */
   onSchedule: boolean;
@@ -75,9 +75,8 @@ export interface LedgerSlot {
 }
 
 export interface LedgerInput {
-  trigger: Trigger;
-  /** The routine's `startAt`/`endAt`: no slot of the schedule lies outside them. */
-  bounds?: SlotBounds;
+  /** The routine (or one trigger): with several triggers each slot names the one it came from. */
+  trigger: Schedule;
   /**
    * Why a slot still ahead will be skipped (an exclusion, an operator's skip), if it will: shown on
    * its `not-yet-due` entry as `reason`/`detail` before it is recorded.
@@ -162,17 +161,25 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
  */
 export function slotLedger(routine: string, input: LedgerInput): Ledger {
   const limit = Math.min(input.limit ?? MAX_LEDGER_SLOTS, MAX_LEDGER_SLOTS);
-  const planned = slotsBetween(input.trigger, input.from, input.to, limit, input.bounds);
+  const planned = scheduledSlotsBetween(input.trigger, input.from, input.to, limit);
   const within = (s: number) => s > input.from && s <= input.to;
   const found = gather(routine, input.records, within);
-  const slots = new Set<number>(planned.slots);
+  const slots = new Set<number>(planned.slots.map((s) => s.at));
   for (const s of found.keys()) slots.add(s);
   if (planned.truncated || slots.size > limit) return { ok: false, count: Math.max(slots.size, limit + 1), limit };
-  const onSchedule = new Set(planned.slots);
+  const onSchedule = new Map(planned.slots.map((s) => [s.at, s.trigger]));
   return {
     ok: true,
     slots: [...slots]
       .sort((a, b) => a - b)
-      .map((slot) => ({ slot, onSchedule: onSchedule.has(slot), ...fateOf(slot, found.get(slot), input) })),
+      .map((slot) => {
+        const trigger = onSchedule.get(slot);
+        return {
+          slot,
+          ...(trigger !== undefined && { trigger }),
+          onSchedule: onSchedule.has(slot),
+          ...fateOf(slot, found.get(slot), input),
+        };
+      }),
   };
 }

@@ -4,7 +4,8 @@
   the version a run was armed for), optionally fenced by the leader token (apply on election),
   and announces the change. In the same step: the routine's entry in the watchdog's index goes to
   0 (look at it now: only the leader computes its next slot), the change is counted and logged for
-  the reconciler, and the count of routines per status follows the new status.
+  the reconciler, and the count of routines per status follows the new status (an active routine
+  its launcher disabled is counted as "disabled", as core's countedStatus says).
 
   Input:
     KEYS[1] leader key
@@ -60,6 +61,10 @@ elseif ARGV[8] == "resume" then
   end
 end
 local after = (cjson.decode(ARGV[4])["d"] or {})["status"] or "active"
+if (rcall("HGET", KEYS[3], "disabledReason") or "") ~= "" then
+  if before == "active" then before = "disabled" end
+  if after == "active" then after = "disabled" end
+end
 if before ~= after then
   if before then
     rcall("HINCRBY", KEYS[7], before, -1)

@@ -3,7 +3,7 @@
   the leader token and compare-and-set on its version. Runs armed ahead of their slots are handed
   to the disarm list in the same step, so the leader withdraws them even if this change is never
   announced; workers refuse to start them anyway (their routine's state is gone). The routine
-  leaves the watchdog's index and the count per status, and the change is counted and logged for
+  leaves the watchdog's index and the count per status (its counted status), and the change is counted and logged for
   the reconciler, in the same step.
 
   Input:
@@ -44,9 +44,14 @@ if armed then
   local pending = rcall("HGET", KEYS[4], ARGV[2])
   rcall("HSET", KEYS[4], ARGV[2], pending and (pending .. "," .. armed) or armed)
 end
+-- Counted as core's countedStatus says: an active routine its launcher disabled is "disabled".
+local status = (old["d"] or {})["status"] or "active"
+if status == "active" and (rcall("HGET", KEYS[3], "disabledReason") or "") ~= "" then
+  status = "disabled"
+end
 rcall("HDEL", KEYS[2], ARGV[2])
 rcall("DEL", KEYS[3], KEYS[5], KEYS[6])
-rcall("HINCRBY", KEYS[10], (old["d"] or {})["status"] or "active", -1)
+rcall("HINCRBY", KEYS[10], status, -1)
 rcall("ZREM", KEYS[7], ARGV[2])
 local seq = rcall("INCR", KEYS[9])
 rcall("ZADD", KEYS[8], seq, ARGV[2])

@@ -38,10 +38,10 @@ export abstract class NamedRegistry<Ctx> implements OnModuleInit {
 
   /**
    * Calls the function named `name`: after `timeoutMs` its signal is aborted and the call fails
-   * with {@link LaunchTimeoutError}, whether or not it honours the signal. An unknown name fails
-   * too (the routine names something nobody registered).
+   * with {@link LaunchTimeoutError} (naming it `label`), whether or not it honours the signal. An
+   * unknown name fails too (the routine names something nobody registered).
    */
-  protected call(name: string, ctx: Ctx, timeoutMs: number): Promise<unknown> {
+  protected call(name: string, ctx: Ctx, timeoutMs: number, label = name): Promise<unknown> {
     const entry = this.entries.get(name);
     if (!entry) {
       return Promise.reject(new Error(`no ${this.noun} named "${name}" is registered in this scheduler`));
@@ -49,7 +49,7 @@ export abstract class NamedRegistry<Ctx> implements OnModuleInit {
     return withDeadline(
       (signal) => entry.fn({ ...ctx, signal }),
       timeoutMs,
-      () => new LaunchTimeoutError(this.kind, name, timeoutMs),
+      () => new LaunchTimeoutError(this.kind, label, timeoutMs),
     );
   }
 }

@@ -1,4 +1,4 @@
-import { launchBlocker, nextFire, slotBounds, type LauncherState, type Routine } from '@drover/core';
+import { launchBlocker, nextFire, type LauncherState, type Routine } from '@drover/core';
 
 /** How far ahead a run may be armed: a day covers every routine that fires at least daily. */
 export const ARM_HORIZON_MS = 24 * 3_600_000;
@@ -19,7 +19,8 @@ export function isArmable(def: Routine): boolean {
     def.concurrencyPolicy === 'allow' &&
     !def.condition &&
     !def.selector &&
-    (def.trigger.kind === 'cron' || def.trigger.kind === 'interval')
+    // A `triggers` list holds only cron and interval triggers.
+    (def.triggers !== undefined || def.trigger?.kind === 'cron' || def.trigger?.kind === 'interval')
   );
 }
 
@@ -42,11 +43,10 @@ export function armableSlots(
 ): number[] {
   if (!isArmable(def)) return [];
   if (launcher.consecutiveFailures > 0 || launchBlocker(launcher, now)) return [];
-  const bounds = slotBounds(def);
   const slots: number[] = [];
   let from = Math.max(after, now);
   while (slots.length < ARM_AHEAD) {
-    const next = nextFire(def.trigger, from, bounds);
+    const next = nextFire(def, from);
     if (next === undefined || next - now > ARM_HORIZON_MS) break;
     if (skipped(next)) break;
     slots.push(next);

@@ -101,9 +101,23 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
         const res = await fireAt(m);
         expect(res!.failed).toHaveLength(1);
         expect(res!.enqueued).toEqual([]);
+        if (m === 4) {
+          expect(await routines.getState('gated')).toMatchObject({
+            consecutiveFailures: 4,
+            nextAttemptAt: T0 + 4 * MIN + 8000,
+            lastLaunchError: expect.stringMatching(/orders service unreachable/),
+          });
+        }
       }
       const state = await routines.getState('gated');
       expect(state.consecutiveFailures).toBe(5);
+      expect(state.disabledAt).toBe(T0 + 5 * MIN);
+      expect(await h.index.counts()).toEqual(
+        new Map([
+          ['active', 0],
+          ['disabled', 1],
+        ]),
+      );
       expect(state.disabledReason).toMatch(/launch failed 5 times in a row.*orders service unreachable/);
       // A disabled routine is not checked again; its fires are recorded as skipped.
       const after = await fireAt(6);

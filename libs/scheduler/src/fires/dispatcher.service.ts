@@ -5,8 +5,8 @@ import {
   catchUpOne,
   initialIdle,
   nextFire,
+  plannedStart,
   preemptedSkip,
-  slotBounds,
   type IdleState,
   type Routine,
   type RoutineRecord,
@@ -54,7 +54,7 @@ interface Dispatch {
 /** Where the watchdog's index goes if `slot` becomes the cursor: the routine's next slot after it. */
 const nextAfter = (d: Dispatch, slot: number): CursorNext => ({
   version: d.record.version,
-  slot: nextFire(d.def.trigger, slot, slotBounds(d.def)),
+  slot: nextFire(d.def, slot),
 });
 
 const idleOf = (s: RoutineState): IdleState =>
@@ -105,7 +105,7 @@ export class Dispatcher {
       this.claims.get(routine, request.slot),
       this.skips.pending(routine),
     ]);
-    if (!record || record.def.status === 'archived' || record.def.trigger.kind === 'manual') return undefined;
+    if (!record || record.def.status === 'archived' || record.def.trigger?.kind === 'manual') return undefined;
     const now = this.clock.now();
     const d: Dispatch = {
       record,
@@ -122,6 +122,8 @@ export class Dispatcher {
       policy: d.def.catchUpPolicy,
       misfireGraceMs: d.def.misfireGraceMs,
       ...(d.def.startingDeadlineMs !== undefined && { startingDeadlineMs: d.def.startingDeadlineMs }),
+      // Lateness counts from each slot's planned start: a jittered run is not late for its jitter.
+      startOf: (slot: number) => plannedStart(d.def, slot),
     };
     if (request.refireOf !== undefined) {
       const one = catchUpOne(request.slot, { ...policy, now: Math.max(now, request.slot) });
@@ -129,11 +131,9 @@ export class Dispatcher {
       await this.handle(d, slot, true);
     } else {
       // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
-      const bounds = slotBounds(d.def);
       const plan = catchUp({
         ...policy,
-        trigger: d.def.trigger,
-        ...(bounds && { bounds }),
+        trigger: d.def,
         lastSlot: cursor,
         now: Math.max(now, request.slot),
         maxCatchUp: d.def.maxCatchUp,
@@ -188,7 +188,12 @@ export class Dispatcher {
         if (d.ctx.skips.has(s.slot)) await this.skips.forget(d.def.name, s.slot);
         d.ctx.launcher = decided.launcher;
         d.ctx.idle = decided.idle;
-        await this.applier.apply(d.def, { slot: s.slot, rev: outcome.rev, now: d.now }, decided.decision, d.result);
+        await this.applier.apply(
+          d.def,
+          { slot: s.slot, rev: outcome.rev, now: d.now, start: plannedStart(d.def, s.slot) },
+          decided.decision,
+          d.result,
+        );
         await this.claims.finish(d.def.name, s.slot, outcome.value, d.now);
         return;
       case 'taken':
@@ -239,10 +244,11 @@ export class Dispatcher {
       slot,
       rev: claim.rev,
       now: d.now,
+      start: plannedStart(d.def, slot),
       ...(armed && !abandoned && { armedVersion: armedFor, leadMs: this.opts.armLeadMs }),
     };
     await this.applier.apply(d.def, target, decision, d.result);
-    await this.claims.finish(d.def.name, slot, claim.raw, d.now);
+    await this.claims.finish(d.def.name, slot, claim.raw, d.now, target.start);
   }
 
   /**
@@ -275,9 +281,10 @@ export class Dispatcher {
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'taken') await this.complete(d, slot, outcome.claim);
       if (outcome.kind !== 'claimed') continue;
-      const target = { slot, rev: outcome.rev, now, armedVersion: record.version, leadMs: this.opts.armLeadMs };
+      const start = plannedStart(def, slot);
+      const target = { slot, rev: outcome.rev, now, start, armedVersion: record.version, leadMs: this.opts.armLeadMs };
       await this.applier.apply(def, target, decision, d.result);
-      await this.claims.finish(def.name, slot, outcome.value, now);
+      await this.claims.finish(def.name, slot, outcome.value, now, start);
       armed.push(entry);
     }
     if (armed.length === 0) return;
@@ -293,7 +300,8 @@ export class Dispatcher {
     const launcherChanged =
       before.consecutiveFailures !== after.consecutiveFailures ||
       before.nextAttemptAt !== after.nextAttemptAt ||
-      before.disabledReason !== after.disabledReason;
+      before.disabledReason !== after.disabledReason ||
+      before.lastLaunchError !== after.lastLaunchError;
     const idle = d.ctx.idle;
     const idleBefore = idleOf(before);
     const idleChanged =
@@ -309,6 +317,8 @@ export class Dispatcher {
           consecutiveFailures: after.consecutiveFailures,
           nextAttemptAt: after.nextAttemptAt,
           disabledReason: after.disabledReason,
+          disabledAt: after.disabledAt,
+          lastLaunchError: after.lastLaunchError,
         }),
         ...(idleChanged && { idleMultiplier: idle.multiplier, idleTick: idle.tick, idleSince: idle.since }),
         ...(last && { lastRunId: last, lastFiredAt: d.now }),

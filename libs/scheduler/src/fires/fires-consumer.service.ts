@@ -6,6 +6,7 @@ import { ReadinessRegistry } from '@drover/platform';
 import { DroverKeys, OutOfMemoryPause, RedisConnections } from '@drover/redis';
 import { FIRE_KEEP, FIRE_RETRY, FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { cronRepeatStrategy } from './cron-repeat';
 import { Dispatcher } from './dispatcher.service';
 
 /**
@@ -38,6 +39,8 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
       maxStalledCount: 10,
       // For fires added without options (every Job Scheduler's, see FIRE_JOB_OPTS).
       ...FIRE_KEEP,
+      // Moves each cron scheduler on to core's next slot, as the queue that wrote it does.
+      settings: { repeatStrategy: cronRepeatStrategy },
     });
     this.worker.on('failed', (job, err) =>
       this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),

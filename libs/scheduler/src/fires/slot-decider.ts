@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import {
+  conditionKey,
   decideOverlap,
   launchBlocker,
   preemptedSkip,
@@ -13,6 +14,7 @@ import {
 } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { tracksOpenRuns, type SlotDecision } from '@drover/store';
+import { ConditionKindRegistry } from '../conditions/condition-kind-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
 import { RUN_SINK, type RunSink } from './run-sink';
 import { SlotSelector, type SelectionCache } from './slot-selector';
@@ -25,6 +27,7 @@ import { SlotSelector, type SelectionCache } from './slot-selector';
 export interface DecisionContext extends SelectionCache {
   launcher: LauncherState;
   idle: IdleState;
+  /** By `conditionKey`: a name, or a built-in kind's canonical JSON. */
   verdicts: Map<string, Promise<ConditionVerdict>>;
   /** The routine's pending operator skips, by slot (read once per dispatch). */
   skips: ReadonlyMap<number, OperatorSkip>;
@@ -51,6 +54,7 @@ export interface Decided {
 export class SlotDecider {
   constructor(
     private readonly conditions: ConditionRegistry,
+    private readonly kinds: ConditionKindRegistry,
     private readonly selector: SlotSelector,
     @Inject(RUN_SINK) private readonly runs: RunSink,
     @Inject(LOGGER) private readonly log: Logger,
@@ -80,10 +84,11 @@ export class SlotDecider {
     const blocked = launchBlocker(launcher, now);
     if (blocked) return skip(blocked.reason);
     if (def.condition) {
-      let pending = ctx.verdicts.get(def.condition);
+      const key = conditionKey(def.condition);
+      let pending = ctx.verdicts.get(key);
       if (!pending) {
         pending = this.check(def, slot);
-        ctx.verdicts.set(def.condition, pending);
+        ctx.verdicts.set(key, pending);
       }
       const verdict = await pending;
       if ('error' in verdict) return launchFailed(verdict.error, 'condition check');
@@ -115,12 +120,13 @@ export class SlotDecider {
   }
 
   private async check(def: Routine, slot: number): Promise<ConditionVerdict> {
+    const condition = def.condition!;
+    const fire = { routine: def.name, slot, payload: def.payload };
     try {
-      const ok = await this.conditions.evaluate(
-        def.condition!,
-        { routine: def.name, slot, payload: def.payload },
-        def.conditionTimeoutMs,
-      );
+      const ok =
+        typeof condition === 'string'
+          ? await this.conditions.evaluate(condition, fire, def.conditionTimeoutMs)
+          : await this.kinds.evaluate({ ...fire, condition }, def.conditionTimeoutMs);
       return { ok };
     } catch (err) {
       return { error: String((err as Error)?.message ?? err).slice(0, 400) };

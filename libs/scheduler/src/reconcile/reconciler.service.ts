@@ -1,11 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord } from '@drover/core';
+import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord, type Trigger } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
 import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
-import { fireLagMs, schedulerFingerprint } from '../fires/fire-job';
+import {
+  fireLagMs,
+  routineFingerprint,
+  routineOfScheduler,
+  schedulerFingerprints,
+  schedulerId,
+} from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
 import type { RoutineSnapshot } from './watchdog.service';
 
@@ -23,9 +29,6 @@ async function withConcurrency<T>(items: T[], limit: number, fn: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** What the routine's timing source on the fires queue is written from. */
-const fingerprintOf = (def: Routine) => schedulerFingerprint(def.trigger, fireLagMs(def), slotBounds(def));
-
 export interface ReconcileReport {
   upserted: string[];
   removed: string[];
@@ -33,8 +36,10 @@ export interface ReconcileReport {
 }
 
 /**
- * Leader only: keeps exactly one timing source on the fires queue per routine that should fire —
- * a Job Scheduler for cron/interval, a delayed job for once — and none for the rest. Diff-based:
+ * Leader only: keeps the timing sources on the fires queue of every routine that should fire —
+ * a Job Scheduler for cron/interval (one per trigger of a `triggers` list: `<name>`, `<name>#1`, …),
+ * a delayed job for once — and none for the rest. Two schedulers of one routine firing the same
+ * instant are two fires of one slot: the slot claim lets one through. Diff-based:
  * it compares against the fingerprints it wrote last time (a hash in Redis), so a restart with
  * nothing changed writes nothing to BullMQ.
  */
@@ -76,7 +81,7 @@ export class Reconciler {
     for (const rec of records) {
       if (firesOnSchedule(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
-    const toWrite = [...desired.values()].filter((rec) => written[rec.def.name] !== fingerprintOf(rec.def));
+    const toWrite = [...desired.values()].filter((rec) => written[rec.def.name] !== routineFingerprint(rec.def));
     report.unchanged = desired.size - toWrite.length;
     // Bounded parallelism (100k first-time upserts one by one would take minutes of round trips);
     // each chunk's fingerprints are recorded once its BullMQ writes are done, in one fenced write.
@@ -85,7 +90,7 @@ export class Reconciler {
       await withConcurrency(chunk, IN_FLIGHT, (rec) => this.writeTiming(rec, written[rec.def.name], isCurrent));
       await this.recordWritten(
         lead,
-        chunk.map((rec) => [rec.def.name, fingerprintOf(rec.def)]),
+        chunk.map((rec) => [rec.def.name, routineFingerprint(rec.def)]),
       );
     }
     report.upserted = toWrite.map((rec) => rec.def.name);
@@ -101,11 +106,15 @@ export class Reconciler {
     report.removed = toRemove;
     // A stale leader can slip one BullMQ write in before its fenced bookkeeping is refused;
     // such an orphan is in BullMQ's scheduler index but in neither `desired` nor `written`.
-    for (const name of await zscanMembers(this.conns.command, this.fires.keys.repeat!)) {
-      if (desired.has(name) || name in written) continue;
+    // So can a scheduler of a trigger since removed from its routine's list.
+    for (const id of await zscanMembers(this.conns.command, this.fires.keys.repeat!)) {
+      const name = routineOfScheduler(id);
+      const def = desired.get(name)?.def;
+      if (name in written && !def) continue;
+      if (def && [...Array(def.triggers?.length ?? 1).keys()].some((i) => schedulerId(name, i) === id)) continue;
       this.assertCurrent(isCurrent, name);
-      await this.fires.removeJobScheduler(name);
-      report.removed.push(name);
+      await this.fires.removeJobScheduler(id);
+      report.removed.push(id);
     }
     if (report.upserted.length || report.removed.length) {
       this.log.info(
@@ -169,7 +178,8 @@ export class Reconciler {
     const state = await this.routines.getState(name);
     const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
     const wanted = rec && firesOnSchedule(rec.def, state);
-    if (wanted && (force || written !== fingerprintOf(rec.def))) await this.write(rec, written, lead, isCurrent);
+    if (wanted && (force || written !== routineFingerprint(rec.def)))
+      await this.write(rec, written, lead, isCurrent, force);
     else if (!wanted && written) await this.remove(name, written, lead, isCurrent);
   }
 
@@ -178,46 +188,42 @@ export class Reconciler {
     previous: string | undefined,
     lead: Leadership,
     isCurrent: () => boolean,
+    force = false,
   ): Promise<void> {
-    await this.writeTiming(rec, previous, isCurrent);
-    await this.recordWritten(lead, [[rec.def.name, fingerprintOf(rec.def)]]);
+    await this.writeTiming(rec, previous, isCurrent, force);
+    await this.recordWritten(lead, [[rec.def.name, routineFingerprint(rec.def)]]);
   }
 
-  /** Puts the routine's timing source on the fires queue (its fingerprint is recorded by the caller). */
-  private async writeTiming(rec: RoutineRecord, previous: string | undefined, isCurrent: () => boolean): Promise<void> {
+  /**
+   * Puts the routine's timing sources on the fires queue (its fingerprint is recorded by the
+   * caller): only the schedulers whose trigger changed (all with `force`), and removes those of
+   * triggers no longer listed.
+   */
+  private async writeTiming(
+    rec: RoutineRecord,
+    previous: string | undefined,
+    isCurrent: () => boolean,
+    force = false,
+  ): Promise<void> {
     const { def } = rec;
     this.assertCurrent(isCurrent, def.name);
-    if (previous && previous.startsWith('once|') && def.trigger.kind !== 'once')
-      await this.removeOnce(def.name, previous);
-    // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
-    const template = { name: 'fire', data: { routine: def.name } };
     const t = def.trigger;
-    // startAt/endAt: BullMQ starts and ends the Job Scheduler there (the dispatcher's catch-up
-    // never sees a slot outside them either); past endAt the reconciler removes it.
-    const bounds = slotBounds(def);
-    const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
-    if (t.kind !== 'once' && bounds?.endMs !== undefined && bounds.endMs < this.clock.now()) {
+    if (previous && previous.startsWith('once|') && t?.kind !== 'once') await this.removeOnce(def.name, previous);
+    const before = previous && !previous.startsWith('once|') ? schedulerFingerprints(previous) : [];
+    const timed: Trigger[] = def.triggers ?? (t && t.kind !== 'once' && t.kind !== 'manual' ? [t] : []);
+    const now = schedulerFingerprints(routineFingerprint(def));
+    const endMs = slotBounds(def)?.endMs;
+    if (t?.kind !== 'once' && endMs !== undefined && endMs < this.clock.now()) {
       // Ended: BullMQ would leave an older Job Scheduler in place. Slots still owed before the end
       // are the watchdog's (its expected slot is overdue), which dispatches them.
-      if (previous?.startsWith('cron|') || previous?.startsWith('every|'))
-        await this.fires.removeJobScheduler(def.name);
+      for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
       return;
     }
-    if (t.kind === 'cron') {
-      const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
-      const repeat = { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate };
-      await this.fires.upsertJobScheduler(def.name, repeat, template);
-    } else if (t.kind === 'interval') {
-      // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
-      const lagMs = fireLagMs(def);
-      const first = nextFire(t, this.clock.now(), bounds);
-      if (first === undefined) return; // past endAt: nothing left to time
-      const data = lagMs ? { routine: def.name, lagMs } : template.data;
-      const repeat = { every: t.everyMs, startDate: first + lagMs, ...endDate };
-      await this.fires.upsertJobScheduler(def.name, repeat, { ...template, data });
-    } else if (t.kind === 'once') {
-      if (previous?.startsWith('every|') || previous?.startsWith('cron|'))
-        await this.fires.removeJobScheduler(def.name);
+    for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+    for (let i = 0; i < timed.length; i++) {
+      if (force || before[i] !== now[i]) await this.upsertScheduler(def, i, timed[i]!);
+    }
+    if (t?.kind === 'once') {
       if (previous?.startsWith('once|')) await this.removeOnce(def.name, previous);
       const at = Date.parse(t.at);
       await this.fires.add(
@@ -225,6 +231,32 @@ export class Reconciler {
         { routine: def.name },
         { ...FIRE_JOB_OPTS, jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
       );
+    }
+  }
+
+  /** Upserts the Job Scheduler of the routine's trigger `index`. */
+  private async upsertScheduler(def: Routine, index: number, t: Trigger): Promise<void> {
+    // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
+    const template = { name: 'fire', data: { routine: def.name } };
+    const id = schedulerId(def.name, index);
+    // startAt/endAt: BullMQ starts and ends the Job Scheduler there (the dispatcher's catch-up
+    // never sees a slot outside them either); once spent, the reconciler removes it.
+    const bounds = slotBounds(def);
+    const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
+    if (t.kind === 'cron') {
+      const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
+      await this.fires.upsertJobScheduler(
+        id,
+        { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate },
+        template,
+      );
+    } else if (t.kind === 'interval') {
+      // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
+      const lagMs = fireLagMs(def);
+      const from = Math.max(this.clock.now(), (bounds?.startMs ?? -Infinity) - 1);
+      const startDate = nextFire(t, from)! + lagMs;
+      const data = lagMs ? { routine: def.name, lagMs } : template.data;
+      await this.fires.upsertJobScheduler(id, { every: t.everyMs, startDate, ...endDate }, { ...template, data });
     }
   }
 
@@ -236,7 +268,10 @@ export class Reconciler {
   private async removeTiming(name: string, previous: string, isCurrent: () => boolean): Promise<void> {
     this.assertCurrent(isCurrent, name);
     if (previous.startsWith('once|')) await this.removeOnce(name, previous);
-    else await this.fires.removeJobScheduler(name);
+    else {
+      const count = schedulerFingerprints(previous).length;
+      for (let i = 0; i < count; i++) await this.fires.removeJobScheduler(schedulerId(name, i));
+    }
   }
 
   private async removeOnce(name: string, fingerprint: string): Promise<void> {

@@ -125,6 +125,8 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     await h.routines.upsert(routine('b'), 'api', T0);
     await h.routines.pause('b', { at: T0 }, T0);
     await h.routines.upsert(routine('c'), 'api', T0);
+    await h.routines.upsert(routine('d'), 'api', T0);
+    await h.routines.advanceCursor('d', undefined, { consecutiveFailures: 5, disabledReason: 'launch failed 5 times' });
     await h.conns.command.del(h.keys.routineDue(), h.keys.routineCounts());
     // A leftover of a routine that no longer exists, and an entry far too late.
     await h.conns.command.zadd(h.keys.routineDue(), 5, 'gone', 9e15, 'c');
@@ -134,14 +136,24 @@ describe("the leader's watchdog pass (real Redis, stored state only)", () => {
     expect(await h.index.entry('b')).toBe(Infinity);
     expect(await h.index.entry('c')).toBe(T0 + MIN);
     expect(await h.index.entry('gone')).toBeUndefined();
+    expect(await h.index.entry('d')).toBe(Infinity);
+    // The disabled routine is counted as disabled, not also as active.
     expect(await h.index.counts()).toEqual(
       new Map([
         ['active', 2],
         ['paused', 1],
         ['archived', 0],
+        ['disabled', 1],
       ]),
     );
     h.clock.t = T0 + MIN + 10_000;
     expect((await watchdog.pass(lead, isCurrent)).sort()).toEqual(['a', 'c']);
+    const gauge = await h.metrics.routines.get();
+    expect(Object.fromEntries(gauge.values.map((v) => [v.labels.status, v.value]))).toEqual({
+      active: 2,
+      paused: 1,
+      archived: 0,
+      disabled: 1,
+    });
   });
 });

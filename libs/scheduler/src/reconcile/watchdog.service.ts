@@ -4,7 +4,8 @@ import {
   expectedSlot,
   firesOnSchedule,
   pauseExpired,
-  ROUTINE_STATUSES,
+  countedStatus,
+  ROUTINE_COUNT_STATUSES,
   RoutineArchivedError,
   type RoutineRecord,
 } from '@drover/core';
@@ -114,7 +115,7 @@ export class Watchdog {
     for (const name of names) if (!records.has(name)) this.expected.delete(name);
     // The leader's routine gauge, from the counts every write keeps (no read of every routine).
     const counts = await this.index.counts();
-    for (const s of ROUTINE_STATUSES) this.metrics.routines.set({ status: s }, counts.get(s) ?? 0);
+    for (const s of ROUTINE_COUNT_STATUSES) this.metrics.routines.set({ status: s }, counts.get(s) ?? 0);
     for (const [name, entries] of await this.routines.pendingDisarms()) {
       if (!isCurrent()) break;
       await this.disarmer.disarm(name, entries, { refire: false, why: 'the routine was deleted' });
@@ -131,13 +132,14 @@ export class Watchdog {
    */
   async rebuild(lead: Leadership, snap: RoutineSnapshot): Promise<void> {
     const entries: DueEntry[] = [];
-    const counts = new Map<string, number>(ROUTINE_STATUSES.map((s) => [s, 0]));
+    const counts = new Map<string, number>(ROUTINE_COUNT_STATUSES.map((s) => [s, 0]));
     const pace = pacer();
     for (const rec of snap.records) {
       await pace();
       const name = rec.def.name;
-      counts.set(rec.def.status, (counts.get(rec.def.status) ?? 0) + 1);
       const state = snap.states.get(name)!;
+      const counted = countedStatus(rec.def.status, state.disabledReason);
+      counts.set(counted, (counts.get(counted) ?? 0) + 1);
       entries.push({ name, at: this.lookAgainAt(rec, state), from: state });
     }
     const known = new Set(entries.map((e) => e.name));

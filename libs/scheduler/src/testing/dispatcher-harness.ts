@@ -15,7 +15,9 @@ import {
 import type { QueueInput } from '@drover/core';
 import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { CandidateRegistry } from '../candidates/candidate-registry.service';
+import { ConditionKindRegistry } from '../conditions/condition-kind-registry.service';
 import { ConditionRegistry } from '../conditions/condition-registry.service';
+import { QueueDepthCondition } from '../conditions/queue-depth.condition';
 import { SlotSelector } from '../fires/slot-selector';
 import { Disarmer } from '../fires/disarmer';
 import { Dispatcher } from '../fires/dispatcher.service';
@@ -45,6 +47,10 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const claims = new SlotClaims(conns.command, keys);
   const skips = new SlotSkips(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
+  // The kinds the scheduler module registers by discovery, registered by hand.
+  const kinds = new ConditionKindRegistry(undefined as never, undefined as never, undefined as never);
+  const queueDepth = new QueueDepthCondition(bull, registry);
+  kinds.register('queue-depth', (ctx) => queueDepth.check(ctx), 'QueueDepthCondition');
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
   const disarmer = new Disarmer(claims, bull, clock, log, new SlotSkips(conns.command, keys));
@@ -53,7 +59,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     routines,
     claims,
     skips,
-    new SlotDecider(conditions, new SlotSelector(candidates, runs), runs, log),
+    new SlotDecider(conditions, kinds, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
     changes,
@@ -72,6 +78,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     claims,
     skips,
     conditions,
+    kinds,
     candidates,
     metrics,
     clock,

@@ -126,6 +126,41 @@ describe("the watchdog's index and the change log, kept by every write (real Red
     expect(await index.seq()).toBe(2);
   });
 
+  it('an active routine its launcher disabled is counted as disabled only, through edits, pauses, an enable and a delete', async () => {
+    const counts = async () => Object.fromEntries([...(await index.counts())].filter(([, n]) => n !== 0));
+    await routines.upsert(routine('a'), 'api', T0);
+    await routines.upsert(routine('b'), 'api', T0);
+    await routines.advanceCursor('a', undefined, { consecutiveFailures: 5, disabledReason: 'launch failed 5 times' });
+    expect(await counts()).toEqual({ active: 1, disabled: 1 });
+    await routines.advanceCursor('a', undefined, { disabledReason: 'launch failed 5 times', lastLaunchError: 'x' });
+    expect(await counts()).toEqual({ active: 1, disabled: 1 });
+    await routines.upsert(routine('a', { payload: { edited: true } }), 'api', T0 + 1);
+    expect(await counts()).toEqual({ active: 1, disabled: 1 });
+    await routines.pause('a', { at: T0 + 2 }, T0 + 2);
+    expect(await counts()).toEqual({ active: 1, paused: 1 });
+    await routines.resume('a', T0 + 3);
+    expect(await counts()).toEqual({ active: 1, disabled: 1 });
+
+    await park('a');
+    const seq = await index.seq();
+    expect(await routines.enable('a')).toBe(true);
+    expect(await counts()).toEqual({ active: 2 });
+    expect(await index.entry('a')).toBe(0);
+    expect(await index.changedSince(seq)).toEqual({ seq: seq + 1, names: ['a'] });
+    expect(await routines.getState('a')).toMatchObject({ consecutiveFailures: 0 });
+    expect((await routines.getState('a')).disabledReason).toBeUndefined();
+    expect((await routines.getState('a')).lastLaunchError).toBeUndefined();
+    expect(await routines.enable('a')).toBe(false); // nothing to re-enable: nothing counted or logged
+    expect(await counts()).toEqual({ active: 2 });
+    expect(await index.seq()).toBe(seq + 1);
+    await expect(routines.enable('nope')).rejects.toThrow(/does not exist/);
+
+    await routines.advanceCursor('b', undefined, { disabledReason: 'launch failed 5 times' });
+    expect(await counts()).toEqual({ active: 1, disabled: 1 });
+    await routines.remove('b');
+    expect(await counts()).toEqual({ active: 1 });
+  });
+
   it('a bulk creation enters, counts and logs every routine it made, and none it found', async () => {
     await routines.upsert(routine('b'), 'api', T0);
     await park('b');

@@ -25,6 +25,8 @@ export interface RoutineState {
   consecutiveFailures: number;
   nextAttemptAt?: number;
   disabledReason?: string;
+  disabledAt?: number;
+  lastLaunchError?: string;
   lastRunId?: string;
   lastOutcome?: string;
   lastFiredAt?: number;
@@ -35,6 +37,15 @@ export interface RoutineState {
   idleTick?: number;
   idleSince?: number;
 }
+
+/** The launcher's fields (core's LauncherState): what an operator's enable clears. */
+export const LAUNCHER_FIELDS = [
+  'consecutiveFailures',
+  'nextAttemptAt',
+  'disabledReason',
+  'disabledAt',
+  'lastLaunchError',
+] as const satisfies readonly (keyof RoutineState)[];
 
 /** State fields as stored; `armed` and `v` are written only by the slot scripts and the routine store. */
 const FIELD: Partial<Record<keyof RoutineState, string>> = { version: 'v' };
@@ -60,6 +71,8 @@ export function decodeState(raw: Record<string, string>): RoutineState {
     consecutiveFailures: num('consecutiveFailures') ?? 0,
     nextAttemptAt: num('nextAttemptAt'),
     disabledReason: str('disabledReason'),
+    disabledAt: num('disabledAt'),
+    lastLaunchError: str('lastLaunchError'),
     lastRunId: str('lastRunId'),
     lastOutcome: str('lastOutcome'),
     lastFiredAt: num('lastFiredAt'),

@@ -19,6 +19,7 @@ import type { CursorNext } from '../slots/slot-claims.store';
 import { decodeRecord, decodeState, encodeRecord, encodeState, type RoutineState } from './routine-record';
 import { hscanAll, pacer, READ_CHUNK } from '../bulk-reads';
 import { createRoutines } from './routine-bulk';
+import { enableRoutine } from './routine-enable';
 
 /** The order routines are listed in (what localeCompare gives, at a fraction of its cost per call). */
 const BY_NAME = new Intl.Collator();
@@ -216,6 +217,11 @@ export class RoutineStore {
     return next;
   }
 
+  /** An operator's re-enable of a routine its launcher disabled (see {@link enableRoutine}). */
+  async enable(name: string): Promise<boolean> {
+    return enableRoutine(this.redis, this.keys, name, this.changesChannel);
+  }
+
   /** Creates many routines that do not exist yet in a few round trips (see {@link createRoutines}). */
   async createMany(defs: Routine[], origin: Origin, now: number): Promise<{ created: string[]; existing: string[] }> {
     return createRoutines(this.redis, this.keys, defs, origin, now);
@@ -362,7 +368,7 @@ export class RoutineStore {
   /**
    * Moves the catch-up cursor forward only (concurrent dispatchers may finish out of order) and
    * patches other state fields, in one round trip. Writes nothing for a deleted routine. With
-   * `next`, the watchdog's index moves with the cursor (see advanceCursor-4.lua).
+   * `next`, the watchdog's index moves with the cursor (see advanceCursor-6.lua).
    */
   async advanceCursor(
     name: string,
@@ -376,6 +382,8 @@ export class RoutineStore {
       this.keys.routineDue(),
       this.keys.routineChangeLog(),
       this.keys.routineChangeSeq(),
+      this.definitionsKey,
+      this.keys.routineCounts(),
       slot === undefined ? '' : String(slot),
       name,
       next?.version ?? -1,

@@ -9,11 +9,15 @@ export interface RoutineRunSpec {
   source: Exclude<RunSource, 'api'>;
   /** The slot (epoch ms), or the request time of a manual run. */
   scheduledFor: number;
+  /** A jittered slot's planned start, when later than the slot (core's `plannedStart`). */
+  startAt?: number;
   createdBy: string;
   /** Default: the routine's own payload. */
   payload?: unknown;
   /** A selector routine's candidate key: also written into the payload. */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   delayMs?: number;
   dedup?: NewRun['dedup'];
   armedVersion?: number;
@@ -33,8 +37,10 @@ export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
     queue: def.queue,
     source: spec.source,
     scheduledFor: spec.scheduledFor,
+    ...(spec.startAt !== undefined && { startAt: spec.startAt }),
     payload: spec.key === undefined ? base : { ...(base as object), key: spec.key },
     ...(spec.key !== undefined && { key: spec.key }),
+    ...(spec.trigger !== undefined && { trigger: spec.trigger }),
     priority: priorityValue(def.priority),
     maxAttempts: def.maxAttempts,
     timeoutMs: def.timeoutMs,

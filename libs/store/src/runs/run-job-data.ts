@@ -13,6 +13,8 @@ export interface RunJobData {
   source?: RunSource;
   /** The slot (epoch ms) for scheduled and catch-up runs; absent for ad-hoc runs. */
   scheduledFor?: number | null;
+  /** A jittered slot's planned start (epoch ms, after `scheduledFor`): nothing starts the run before it. */
+  startAt?: number;
   /** The producer's name, in full: runs written before producer codes, and until a producer has its code. */
   createdBy?: string;
   /** The producer's short code (see ProducerCodes); readers show its name. */
@@ -31,6 +33,8 @@ export interface RunJobData {
   av?: number;
   /** A selector routine's candidate key this run serves (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**
@@ -67,6 +71,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'routine',
   'source',
   'scheduledFor',
+  'startAt',
   'createdBy',
   'by',
   'replayOf',
@@ -75,6 +80,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'backoff',
   'av',
   'key',
+  'trigger',
   'cancel',
   'interrupts',
   'maxAttempts',

@@ -17,6 +17,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   replayedAs?: string;
   /** A selector routine's candidate key this run serves. */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -130,6 +132,7 @@ export function runFromJob(
   else if (d.by !== undefined) view.createdBy = ctx.producerName?.(d.by) ?? d.by;
   if (d.replayOf) view.replayOf = d.replayOf;
   if (d.key !== undefined) view.key = d.key;
+  if (d.trigger !== undefined) view.trigger = d.trigger;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.

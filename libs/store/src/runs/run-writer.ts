@@ -30,6 +30,8 @@ export interface NewRun {
   queue: string;
   source: RunSource;
   scheduledFor: number | null;
+  /** A jittered slot's planned start (after `scheduledFor`): the run waits for it (BullMQ's delay, then the worker). */
+  startAt?: number;
   payload: unknown;
   /** Core's priority value (`priorityValue`: higher runs first); default 0 (medium). */
   priority?: number;
@@ -51,6 +53,8 @@ export interface NewRun {
   dedup?: { id: string; ttlMs?: number };
   /** A selector routine's candidate key (also in the payload). */
   key?: string;
+  /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
+  trigger?: string;
   /** For a run armed ahead of its slot: the routine version it was armed for (checked when it starts). */
   armedVersion?: number;
   /**
@@ -83,7 +87,7 @@ export interface EnqueueResult {
   existing?: string;
 }
 
-export interface SkippedRun {
+export interface SkippedRun extends Pick<NewRun, 'trigger'> {
   id: string;
   routine: string | null;
   jobType: string;
@@ -168,6 +172,7 @@ export class RunWriter {
     if (run.source !== 'api') data.source = run.source;
     if (run.routine !== null) data.routine = run.routine;
     if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
+    if (run.startAt !== undefined) data.startAt = run.startAt;
     if (run.createdBy) {
       // The producer's short code once this process has it; the name in full until then.
       const by = this.producers.codeOf(run.createdBy);
@@ -179,6 +184,7 @@ export class RunWriter {
     if (run.backoff) data.backoff = run.backoff;
     if (run.armedVersion !== undefined) data.av = run.armedVersion;
     if (run.key !== undefined) data.key = run.key;
+    if (run.trigger !== undefined) data.trigger = run.trigger;
     return data;
   }
 
@@ -329,6 +335,7 @@ export class RunWriter {
       scheduledFor: s.scheduledFor,
       status: 'skipped',
       reason: s.reason,
+      ...(s.trigger !== undefined && { trigger: s.trigger }),
       attempt: 0,
       maxAttempts: (await this.policy(s.queue))?.maxAttempts ?? 1,
       createdAt: now,

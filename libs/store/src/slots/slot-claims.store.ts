@@ -134,11 +134,14 @@ export class SlotClaims {
     return parseClaim(await this.redis.get(this.key(routine, slot)));
   }
 
-  /** Marks a pending claim done (final) once its outcome is written; false if it changed meanwhile. */
-  async finish(routine: string, slot: number, pending: string, now: number): Promise<boolean> {
+  /**
+   * Marks a pending claim done (final) once its outcome is written; false if it changed meanwhile.
+   * `startAt`: a jittered run's planned start — an armed claim must outlive it (the worker reads it then).
+   */
+  async finish(routine: string, slot: number, pending: string, now: number, startAt = slot): Promise<boolean> {
     const claim = parseClaim(pending);
     if (!claim) return false;
-    const ttl = doneClaimTtlMs(claim, slot, now);
+    const ttl = doneClaimTtlMs(claim, Math.max(slot, startAt), now);
     return (await this.scripts.finishSlot(this.key(routine, slot), pending, ttl)) === 1;
   }
 
