@@ -52,6 +52,17 @@ describe('startAt / endAt', () => {
     expect(expectedSlot(r, {}, 0)).toBe(3 * HOUR);
   });
 
+  it('cuts the merged stream of a triggers list the same way', () => {
+    const two = routine({
+      trigger: undefined,
+      triggers: [
+        { kind: 'interval', everyMs: 2 * HOUR },
+        { kind: 'interval', everyMs: 3 * HOUR },
+      ],
+    });
+    expect(slotsBetween(two, 0, 100 * HOUR, 100).slots).toEqual([3, 4, 6].map((h) => h * HOUR));
+  });
+
   it('a once outside the bounds never fires', () => {
     const once = routine({ trigger: { kind: 'once', at: '1970-01-01T08:00:00Z' } });
     expect(firesOnSchedule(once, {})).toBe(false);
