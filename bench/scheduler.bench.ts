@@ -35,7 +35,7 @@ import {
   Reconciler,
   Watchdog,
 } from '@drover/scheduler';
-import { BullQueues, FIRES_QUEUE, RoutineIndex, RoutineStore, SlotClaims } from '@drover/store';
+import { BullQueues, FIRES_QUEUE, RoutineIndex, RoutineStore, SlotClaims, SlotSkips } from '@drover/store';
 import { startApp, startHttpOracle, uniquePrefix, type HttpOracle } from '@drover/testing';
 import { script, spawnChild } from './deployed/child';
 
@@ -308,7 +308,7 @@ async function reconcileAtScale(): Promise<void> {
     new Watchdog(
       routines,
       index,
-      new Disarmer(new SlotClaims(conns.command, keys), bull, clock, log),
+      new Disarmer(new SlotClaims(conns.command, keys), bull, clock, log, new SlotSkips(conns.command, keys)),
       bull,
       clock,
       new DroverMetrics({ defaultMetrics: false }),

@@ -59,6 +59,7 @@ export function roleRules(p) {
   const routines = [
     `${c}:routines`,
     `${c}:rstate:*`,
+    `${c}:rskips:*`,
     `${c}:slot:*`,
     `${c}:disarm`,
     `${c}:routine-due`,

@@ -42,6 +42,7 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'POST', path: `${V1}/routines/{name}/resume`, role: 'operator', statuses: [409] },
   { method: 'POST', path: `${V1}/routines/{name}/archive`, role: 'operator', answerHeaders: ['ETag'] },
   { method: 'POST', path: `${V1}/routines/{name}/unarchive`, role: 'operator', answerHeaders: ['ETag'] },
+  { method: 'POST', path: `${V1}/routines/{name}/enable`, role: 'operator' },
   {
     method: 'POST',
     path: `${V1}/routines/{name}/trigger`,
@@ -58,6 +59,9 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'GET', path: `${V1}/routines/{name}/runs`, role: 'viewer' },
   { method: 'GET', path: `${V1}/routines/{name}/stats`, role: 'viewer', query: ['window'] },
   { method: 'GET', path: `${V1}/routines/{name}/slots`, role: 'viewer', query: ['from', 'to'] },
+  { method: 'POST', path: `${V1}/routines/{name}/skip`, role: 'operator', body: ['slot'], statuses: [201, 409, 422] },
+  { method: 'GET', path: `${V1}/routines/{name}/skips`, role: 'viewer' },
+  { method: 'DELETE', path: `${V1}/routines/{name}/skips/{slot}`, role: 'operator', statuses: [204, 404] },
   { method: 'POST', path: `${V1}/apply`, role: 'admin', query: ['dryRun'] },
   {
     method: 'POST',

@@ -4,6 +4,7 @@ import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bit
 import { DurationChart } from '../components/charts';
 import { LauncherPanel } from '../components/launcher-panel';
 import { Link } from '../components/link';
+import { NextFires } from '../components/next-fires';
 import { RoutineActions } from '../components/routine-actions';
 import { SelectorPanel } from '../components/selector-panel';
 import { SlotStrip } from '../components/slot-strip';
@@ -21,6 +22,16 @@ function conditionText(c: Condition): string {
     ? `http GET ${c.url}: runs on {"run": true}`
     : `while ${c.queue} has fewer than ${c.below} waiting`;
 }
+
+type Exclusion = NonNullable<Routine['definition']['exclude']>[number];
+/** An exclusion calendar in a line: its name, else what it holds. */
+const exclusionText = (c: Exclusion) =>
+  typeof c === 'string'
+    ? c
+    : (c.name ??
+        [c.dates && `${c.dates.length} date${c.dates.length === 1 ? '' : 's'}`, c.cron && `"${c.cron}"`]
+          .filter(Boolean)
+          .join(' and ')) + (c.tz ? ` (${c.tz})` : '');
 
 const pct = (v: number | null) => (v === null ? '—' : `${Math.round(v * 100)} %`);
 
@@ -87,6 +98,21 @@ export function RoutineDetail({ name }: { name: string }) {
             <dd>
               overlap {d.routine.definition.concurrencyPolicy}, catch-up {d.routine.definition.catchUpPolicy}
             </dd>
+            {(d.routine.definition.startAt || d.routine.definition.endAt) && (
+              <>
+                <dt>runs</dt>
+                <dd>
+                  {d.routine.definition.startAt ? <>from {when(d.routine.definition.startAt)} </> : null}
+                  {d.routine.definition.endAt ? <>until {when(d.routine.definition.endAt)}</> : null}
+                </dd>
+              </>
+            )}
+            {(d.routine.definition.exclude ?? []).length > 0 && (
+              <>
+                <dt>excludes</dt>
+                <dd>{(d.routine.definition.exclude ?? []).map(exclusionText).join('; ')}</dd>
+              </>
+            )}
           </dl>
 
           <LauncherPanel routine={d.routine} onChange={res.reload} />
@@ -182,44 +208,7 @@ export function RoutineDetail({ name }: { name: string }) {
             </ul>
           )}
 
-          <h2>Next fires</h2>
-          {d.preview.paused && <p class="muted">Paused: these are the fires it would make once resumed.</p>}
-          {d.preview.items.length === 0 ? (
-            <Empty>No upcoming fires (manual or finished trigger).</Empty>
-          ) : (
-            <ol class="plain">
-              {d.preview.items.map((p) => (
-                <li key={p.at}>
-                  {when(p.at)} <Time iso={p.at} />
-                  {p.trigger !== undefined ? (
-                    // Several triggers: each fire in its own trigger's zone (the offset says which).
-                    <span class="muted">
-                      {' '}
-                      ({p.local.slice(11, 16)} {p.local.slice(23)}, trigger {p.trigger})
-                    </span>
-                  ) : (
-                    d.preview.tz !== 'UTC' && (
-                      <span class="muted">
-                        {' '}
-                        ({p.local.slice(11, 16)} in {d.preview.tz})
-                      </span>
-                    )
-                  )}
-                  {p.dst && (
-                    <span class="badge s-drift" title={p.dst === 'gap' ? 'clocks spring forward' : 'clocks fall back'}>
-                      DST {p.dst}
-                    </span>
-                  )}
-                  {p.start && (
-                    <span class="muted" title="jitterMs: the run starts this long after its slot">
-                      {' '}
-                      starts <Time iso={p.start} />
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ol>
-          )}
+          <NextFires name={name} preview={d.preview} onChange={res.reload} />
           <details>
             <summary>Definition</summary>
             <pre>{json(d.routine.definition)}</pre>

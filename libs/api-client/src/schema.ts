@@ -510,7 +510,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The next fire times, in UTC and local time, marking fires a DST transition moved */
+    /** The next fire times within startAt/endAt, in UTC and local time, marking fires a DST transition moved and those an exclusion or an operator skip will skip */
     get: operations['previewRoutine'];
     put?: never;
     post?: never;
@@ -552,6 +552,60 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/skip': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Skip one future slot of the routine: it is recorded skipped (`skipped-by-operator`) and never runs
+     * @description The slot must be one of the schedule's (within startAt/endAt): another instant is a 422 naming the nearest slots. A past slot, one decided already, one an exclusion calendar holds, or more than 100 pending skips per routine is a 409. A run already armed for the slot is withdrawn by the leader before it can start. Skipping a slot skipped already answers the first skip (created false).
+     */
+    post: operations['skipSlot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/skips': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The routine's pending operator skips, soonest first */
+    get: operations['listSkips'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/routines/{name}/skips/{slot}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Undo a pending skip: the slot is decided as usual when it comes */
+    delete: operations['unskipSlot'];
     options?: never;
     head?: never;
     patch?: never;
@@ -765,6 +819,8 @@ export interface components {
         | 'duplicate-override'
         | 'routine-not-triggerable'
         | 'trigger-key-conflict'
+        | 'slot-not-skippable'
+        | 'not-a-slot'
         | 'redis-not-replicated';
       errors?: {
         path: string;
@@ -872,7 +928,9 @@ export interface components {
           | 'deadline-exceeded'
           | 'overlap-forbid'
           | 'overlap-buffer-full'
-          | 'condition-false';
+          | 'condition-false'
+          | 'excluded'
+          | 'skipped-by-operator';
       }[];
       starts: {
         runId: string;
@@ -1211,6 +1269,17 @@ export interface components {
       };
       depth?: number;
       emphasis?: number;
+      startAt?: string;
+      endAt?: string;
+      exclude?: (
+        | string
+        | {
+            name?: string;
+            dates?: string[];
+            cron?: string;
+            tz?: string;
+          }
+      )[];
     };
     RoutineLastRun: {
       id: string;
@@ -1283,6 +1352,7 @@ export interface components {
         local: string;
         /** @enum {string} */
         dst?: 'gap' | 'overlap';
+        skipped?: string;
         /**
          * Format: date-time
          * @description When its run is planned to start, if later than the slot (jitterMs)
@@ -1377,6 +1447,20 @@ export interface components {
       error: string | null;
       items: components['schemas']['RankedCandidate'][];
     };
+    SlotSkip: {
+      /** Format: date-time */
+      slot: string;
+      by: string;
+      /** Format: date-time */
+      at: string;
+    };
+    SlotSkipAnswer: {
+      skip: components['schemas']['SlotSkip'];
+      created: boolean;
+    };
+    SlotSkipList: {
+      items: components['schemas']['SlotSkip'][];
+    };
     SlotRun: {
       id: string;
       /** @enum {string} */
@@ -1425,6 +1509,8 @@ export interface components {
           | 'overlap-forbid'
           | 'overlap-buffer-full'
           | 'condition-false'
+          | 'excluded'
+          | 'skipped-by-operator'
           | 'paused'
           | 'backing-off'
           | 'disabled'
@@ -1496,7 +1582,9 @@ export interface components {
             | 'deadline-exceeded'
             | 'overlap-forbid'
             | 'overlap-buffer-full'
-            | 'condition-false';
+            | 'condition-false'
+            | 'excluded'
+            | 'skipped-by-operator';
         }[];
         /** @description Why the routine fires nothing now */
         waiting: {
@@ -1512,6 +1600,7 @@ export interface components {
           local: string;
           /** @enum {string} */
           dst?: 'gap' | 'overlap';
+          skipped?: string;
           /**
            * Format: date-time
            * @description When its run is planned to start, if later than the slot (jitterMs)
@@ -3337,6 +3426,17 @@ export interface operations {
           };
           depth?: number;
           emphasis?: number;
+          startAt?: string;
+          endAt?: string;
+          exclude?: (
+            | string
+            | {
+                name?: string;
+                dates?: string[];
+                cron?: string;
+                tz?: string;
+              }
+          )[];
         };
       };
     };
@@ -3655,6 +3755,17 @@ export interface operations {
           };
           depth?: number;
           emphasis?: number;
+          startAt?: string;
+          endAt?: string;
+          exclude?: (
+            | string
+            | {
+                name?: string;
+                dates?: string[];
+                cron?: string;
+                tz?: string;
+              }
+          )[];
         };
       };
     };
@@ -5073,6 +5184,297 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  skipSlot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          slot: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The pending skip */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SlotSkipAnswer'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The slot is past, decided, excluded, or the routine has too many pending skips */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not a slot of the schedule; the message names the nearest slots */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listSkips: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Pending skips */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SlotSkipList'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  unskipSlot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+        slot: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The skip is undone */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such routine, or no pending skip of that slot */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -65,6 +65,12 @@ export const KEY_REGISTRY = {
     type: 'string',
     lives: '1 min once done; 10 min past the slot if armed; pending: 3 min past it',
   },
+  routineSkips: {
+    scope: 'core',
+    pattern: 'rskips:<routine>',
+    type: 'hash',
+    lives: "a routine's pending operator skips (at most 100) until decided; expires a day after the latest",
+  },
   disarm: {
     scope: 'core',
     pattern: 'disarm',

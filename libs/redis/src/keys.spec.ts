@@ -13,6 +13,7 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   routines: [[], 'drover:{core}:routines'],
   routineState: [['nightly'], 'drover:{core}:rstate:nightly'],
   slotClaim: [['nightly', 1_700_000_000_000], 'drover:{core}:slot:nightly:1700000000000'],
+  routineSkips: [['nightly'], 'drover:{core}:rskips:nightly'],
   disarm: [[], 'drover:{core}:disarm'],
   routineDue: [[], 'drover:{core}:routine-due'],
   routineChangeSeq: [[], 'drover:{core}:routine-change-seq'],

@@ -71,6 +71,9 @@ export class DroverKeys implements KeyBuilders {
   slotClaim(routine: string, slot: number): string {
     return this.build('slotClaim', routine, slot);
   }
+  routineSkips(routine: string): string {
+    return this.build('routineSkips', routine);
+  }
   disarm(): string {
     return this.build('disarm');
   }

@@ -7,6 +7,7 @@ import { RoutineChanges } from './routines/routine-changes';
 import { RoutineIndex } from './routines/routine-index';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
+import { SlotSkips } from './routines/slot-skips.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
@@ -26,6 +27,8 @@ export interface Stores {
   /** Per-routine run statistics (hourly aggregates). */
   stats: RoutineStatsStore;
   claims: SlotClaims;
+  /** Operators' pending skips of single slots. */
+  skips: SlotSkips;
   catalog: WorkerCatalog;
   processes: ProcessCatalog;
   plan: PlanService;
@@ -45,6 +48,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
   const runs = new RunStore(connections, keys, registry, { bull, clock, stats });
   const routines = new RoutineStore(connections.command, keys);
   const catalog = new WorkerCatalog(connections.command, keys);
+  const skips = new SlotSkips(connections.command, keys);
   // A WAIT holds its connection until the replicas answer or the timeout passes (a replica down
   // means every claim waits the full timeout): claims then get a connection of their own, so the
   // leader's lease and the rest of the process's commands never queue behind them.
@@ -60,9 +64,10 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     routineIndex: new RoutineIndex(connections.command, keys),
     stats,
     claims: new SlotClaims(claimsClient, keys, connections.waitOn(claimsClient)),
+    skips,
     catalog,
     processes: new ProcessCatalog(connections.command, keys),
-    plan: new PlanService({ routines, registry, bull, catalog, runs, redis: connections.command, clock }),
+    plan: new PlanService({ routines, registry, bull, catalog, runs, skips, redis: connections.command, clock }),
     async close() {
       await runs.close();
       await bull.closeAll();

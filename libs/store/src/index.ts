@@ -67,6 +67,8 @@ export { QUEUE_COUNT_STATES, readQueueCounts, workersConsuming } from './queues/
 
 // Slots: the claim that makes each scheduled slot fire at most once, and what was decided for it.
 export { SlotClaims, type CursorNext } from './slots/slot-claims.store';
+export { SlotSkips } from './routines/slot-skips.store';
+export { skipSlot, unskipSlot } from './routines/slot-skip';
 export {
   ARMED_CLAIM_MS,
   DONE_CLAIM_MS,

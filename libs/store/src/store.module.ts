@@ -12,6 +12,7 @@ import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
+import { SlotSkips } from './routines/slot-skips.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
 
 const STORES = Symbol('drover.stores');
@@ -38,6 +39,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
     { provide: QueueEventHub, ...each((s) => s.runs.events) },
     { provide: SlotClaims, ...each((s) => s.claims) },
+    { provide: SlotSkips, ...each((s) => s.skips) },
     { provide: WorkerCatalog, ...each((s) => s.catalog) },
     { provide: PlanService, ...each((s) => s.plan) },
     { provide: ProcessCatalog, ...each((s) => s.processes) },
@@ -52,6 +54,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     RoutineStatsStore,
     QueueEventHub,
     SlotClaims,
+    SlotSkips,
     WorkerCatalog,
     PlanService,
     ProcessCatalog,

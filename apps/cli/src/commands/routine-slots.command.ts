@@ -52,7 +52,15 @@ export function registerRoutineSlots(routines: Command, ctx: CliContext): void {
               { header: 'slot (utc)', value: (i) => formatInstant(i.slot) + (i.onSchedule ? '' : ' *') },
               ...triggerColumn,
               { header: 'fate', value: (i) => paint(i.fate) },
-              { header: 'reason', value: (i) => (i.reason ? i.reason + (i.recorded ? '' : ' (inferred)') : '') },
+              // The recorded text says more when there is one (`excluded: holidays-de`, `skipped-by-operator: by ana`).
+              {
+                header: 'reason',
+                value: (i) =>
+                  i.reason
+                    ? (i.detail ?? i.reason) +
+                      (i.recorded ? '' : i.fate === 'not-yet-due' ? ' (to come)' : ' (inferred)')
+                    : '',
+              },
               { header: 'run', value: (i) => i.runs.map((r) => r.id).join(' ') },
               {
                 header: 'status',

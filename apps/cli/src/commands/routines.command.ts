@@ -12,6 +12,7 @@ import { followRun } from '../runs/follow-run';
 import { runColumns } from '../runs/run-columns';
 import { confirm } from './confirm';
 import { registerRoutineOverrides } from './routine-overrides.command';
+import { registerRoutineSkips } from './routine-skips.command';
 import { registerRoutineSlots } from './routine-slots.command';
 import { whatIfApply, type WhatIfOptions } from './what-if.command';
 import { describeCondition, describeTriggers, routineColumns, routineStatus, type Routine } from './routine-columns';
@@ -41,6 +42,8 @@ function routineFields(ctx: CliContext, r: Routine): [string, string][] {
     ['job type', d.jobType],
     ['queue', d.queue ?? ''],
     ['next fire', r.nextFireAt ? `${r.nextFireAt} (${ctx.ago(r.nextFireAt)})` : ''],
+    ['bounds', d.startAt || d.endAt ? `${d.startAt ?? '…'} – ${d.endAt ?? '…'}` : ''],
+    ['excludes', (d.exclude ?? []).map((c) => (typeof c === 'string' ? c : (c.name ?? 'inline'))).join(', ')],
     ['last run', r.lastRun ? `${r.lastRun.id} ${ctx.colors.status(r.lastRun.status)} ${ctx.ago(r.lastRun.at)}` : ''],
     ['overlap', d.concurrencyPolicy ?? ''],
     ['catch-up', `${d.catchUpPolicy ?? ''} (max ${d.maxCatchUp ?? '-'})`],
@@ -339,6 +342,7 @@ Examples:
               ...(p.items.some((i) => i.start)
                 ? [{ header: 'starts (utc)', value: (i: (typeof p.items)[number]) => i.start ?? i.at }]
                 : []),
+              { header: 'skipped', value: (i) => i.skipped ?? '' },
             ],
             p.items,
             ctx.width,
@@ -397,4 +401,5 @@ Examples:
 
   registerRoutineOverrides(routines, ctx);
   registerRoutineSlots(routines, ctx);
+  registerRoutineSkips(routines, ctx);
 }

@@ -58,6 +58,8 @@ describe('drover completion', () => {
       'overrides',
       'candidates',
       'slots',
+      'skip',
+      'skips',
       'help',
     ]);
   });

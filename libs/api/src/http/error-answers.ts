@@ -64,6 +64,8 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
     headers: (err) => ({ 'Retry-After': String((err as RedisOutOfMemoryError).retryAfterS) }),
   },
   'trigger-key-conflict': { status: 409 },
+  'slot-not-skippable': { status: 409 },
+  'not-a-slot': { status: 422, fields: (err) => [{ path: 'body.slot', message: err.message }] },
   'stale-leader': null,
   // Nothing the caller did: Redis could not replicate the write in time; retrying is safe, and a
   // replica that lagged usually catches up within a second.

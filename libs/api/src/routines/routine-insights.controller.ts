@@ -12,7 +12,7 @@ import {
   successRatio,
 } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { RoutineStatsStore, RunStore } from '@drover/store';
+import { RoutineStatsStore, RunStore, SlotSkips } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoInstantInput, isoOf } from '../http/api-time';
 import { route, type RouteInput } from '../http/route-spec';
@@ -25,7 +25,8 @@ const previewRoutine = route({
   operationId: 'previewRoutine',
   method: 'GET',
   path: ':name/preview',
-  summary: 'The next fire times, in UTC and local time, marking fires a DST transition moved',
+  summary:
+    'The next fire times within startAt/endAt, in UTC and local time, marking fires a DST transition moved and those an exclusion or an operator skip will skip',
   tag: 'routines',
   role: 'viewer',
   params: nameParams,
@@ -86,11 +87,12 @@ export class RoutineInsightsController {
     private readonly runs: RunStore,
     private readonly stats: RoutineStatsStore,
     private readonly clock: Clock,
+    private readonly skips: SlotSkips,
   ) {}
 
   @ApiRoute(previewRoutine)
   async preview(@In() { params, query }: RouteInput<typeof previewRoutine>) {
-    const rec = await this.routines.require(params.name);
+    const [rec, skips] = await Promise.all([this.routines.require(params.name), this.skips.pending(params.name)]);
     const from = query.from === undefined ? this.clock.now() : parseIsoInstant(query.from)!;
     const [first] = scheduleTriggers(rec.def);
     const trigger = first?.trigger;
@@ -98,11 +100,12 @@ export class RoutineInsightsController {
       routine: rec.def.name,
       tz: trigger?.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC',
       paused: rec.def.status !== 'active',
-      items: withPlannedStarts(previewFires(rec.def, from, query.count), rec.def).map((f) => ({
+      items: withPlannedStarts(previewFires(rec.def, from, query.count, { ...rec.def, skips }), rec.def).map((f) => ({
         at: isoOf(f.at),
         ...(f.trigger !== undefined && { trigger: f.trigger }),
         local: f.local,
         ...(f.dst && { dst: f.dst }),
+        ...(f.skipped && { skipped: f.skipped }),
         ...(f.start !== undefined && { start: isoOf(f.start) }),
       })),
     };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   checkOneTriggerField,
+  checkRoutineBounds,
   nameSchema,
   ORIGINS,
   routineFields,
@@ -19,7 +20,12 @@ export const RoutineDefinitionSchema = named('RoutineDefinition', routineSchema(
 /** The body of POST /routines: a routine as written in a policy file. */
 export const routineBody = routineSchema();
 /** The body of PUT /routines/{name}: the same, `name` may be omitted (the path names it). */
-export const routinePutBody = routineFields().extend({ name: nameSchema.optional() }).superRefine(checkOneTriggerField);
+export const routinePutBody = routineFields()
+  .extend({ name: nameSchema.optional() })
+  .superRefine((r, ctx) => {
+    checkOneTriggerField(r, ctx);
+    checkRoutineBounds(r, ctx);
+  });
 
 export const nameParams = z.strictObject({ name: nameSchema });
 
@@ -97,6 +103,8 @@ export const PreviewSchema = named(
           ),
         local: z.string().describe('local time with its UTC offset'),
         dst: z.enum(['gap', 'overlap']).optional(),
+        /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+        skipped: z.string().optional(),
         start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
       }),
     ),

@@ -4,6 +4,7 @@ import {
   defaultLedgerFrom,
   MAX_LEDGER_SLOTS,
   parseIsoInstant,
+  preemptedSkip,
   RUN_SOURCES,
   RoutineNotFoundError,
   RUN_STATUSES,
@@ -13,7 +14,7 @@ import {
   type SlotRecord,
 } from '@drover/core';
 import { Clock } from '@drover/redis';
-import { RoutineStore, RunStore } from '@drover/store';
+import { RoutineStore, RunStore, SlotSkips } from '@drover/store';
 import { ApiRoute, In } from '../http/api-route.decorator';
 import { isoInstantInput, isoOf, isoSchema as iso } from '../http/api-time';
 import { ProblemError } from '../http/problem';
@@ -116,6 +117,7 @@ export class RoutineSlotsController {
     private readonly routines: RoutineStore,
     private readonly runs: RunStore,
     private readonly clock: Clock,
+    private readonly skips: SlotSkips,
   ) {}
 
   @ApiRoute(listSlots)
@@ -145,8 +147,14 @@ export class RoutineSlotsController {
     ];
     const probe = slotLedger(params.name, { trigger, from, to, now, records: [], limit: MAX_LEDGER_SLOTS });
     if (!probe.ok) throw tooMany(from, to);
-    const records = await this.runs.slotRecords(params.name, from, to);
-    const ledger = slotLedger(params.name, { trigger, from, to, now, records, cursor: state.lastSlot, pauses });
+    const [records, skips] = await Promise.all([
+      this.runs.slotRecords(params.name, from, to),
+      to > now ? this.skips.pending(params.name) : undefined,
+    ]);
+    // Slots still ahead that an exclusion or an operator's skip will skip say so before they come.
+    const ahead = (slot: number) => preemptedSkip(record.def, slot, skips);
+    const input = { trigger, from, to, now, records, cursor: state.lastSlot, pauses, ahead };
+    const ledger = slotLedger(params.name, input);
     if (!ledger.ok) throw tooMany(from, to);
     const counts = Object.fromEntries(SLOT_FATES.map((f) => [f, 0])) as Record<(typeof SLOT_FATES)[number], number>;
     for (const s of ledger.slots) counts[s.fate]++;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { launcherHealth, nextFire, type RoutineRecord } from '@drover/core';
+import { launcherHealth, nextRunningSlot, type RoutineRecord } from '@drover/core';
 import type { RoutineState, RunView } from '@drover/store';
 import { isoOf as iso } from '../http/api-time';
 import type { LastRunSchema, RoutineSchema } from './routine-schemas';
@@ -17,10 +17,13 @@ export function lastRunOf(run: RunView | undefined): LastRunAnswer | null {
   };
 }
 
-/** When the routine fires next at `now` (epoch ms), or undefined when nothing will fire it. */
+/**
+ * When the routine runs next at `now` (epoch ms) on its schedule — within startAt/endAt, past the
+ * slots its exclusion calendars hold — or undefined when nothing will fire it.
+ */
 export function nextFireOf(rec: RoutineRecord, state: RoutineState, now: number): number | undefined {
   if (rec.def.status !== 'active' || state.disabledReason) return undefined;
-  return nextFire(rec.def, now);
+  return nextRunningSlot(rec.def, now);
 }
 
 /** A routine as the API answers it (origin, drift, next fire, last run). Pure. */

@@ -6,6 +6,7 @@ import { RoutineActionsController } from './routine-actions.controller';
 import { RoutineBackfill } from './routine-backfill.service';
 import { RoutineInsightsController } from './routine-insights.controller';
 import { RoutineOverridesController } from './routine-overrides.controller';
+import { RoutineSkipsController } from './routine-skips.controller';
 import { RoutineSlotsController } from './routine-slots.controller';
 import { RoutineOverrides } from './routine-overrides.service';
 import { RoutineListing } from './routine-listing.service';
@@ -22,6 +23,7 @@ export const ROUTINES_PART: ApiPart = {
     RoutineInsightsController,
     RoutineOverridesController,
     RoutineSlotsController,
+    RoutineSkipsController,
     ApplyController,
     WhatIfController,
   ],

@@ -70,6 +70,8 @@ const WhatIfSchema = named(
             at: iso,
             local: z.string(),
             dst: z.enum(['gap', 'overlap']).optional(),
+            /** Why this slot will not run: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+            skipped: z.string().optional(),
             start: iso.optional().describe('When its run is planned to start, if later than the slot (jitterMs)'),
           }),
         ),

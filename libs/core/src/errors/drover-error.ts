@@ -22,6 +22,8 @@ export const DROVER_ERROR_CODES = [
   'duplicate-override',
   'routine-not-triggerable',
   'trigger-key-conflict',
+  'slot-not-skippable',
+  'not-a-slot',
   // redis
   'stale-leader',
   'redis-not-replicated',

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { calendarSchema, MAX_CALENDARS, type Calendar } from './calendar.schema';
 import { bytesText, jsonBytes, MAX_ROUTINE_BYTES } from './limits';
+import { nameSchema } from './name.schema';
 import { queueSchema, type Queue } from './queue.schema';
 import { CONCURRENCY_POLICIES, routineSchema, type Routine } from './routine.schema';
 import { droverIssueWords } from './issue-words';
@@ -11,6 +13,41 @@ import { resolveValidationOptions, type ValidationOptions } from './validation-o
 export interface Bundle {
   queues: Queue[];
   routines: Routine[];
+  /** Named exclusion calendars; each routine naming one holds a copy (with its `name`) after parsing. */
+  calendars?: Record<string, Calendar>;
+}
+
+/** Bundle-level named calendars, at most {@link MAX_CALENDARS}. */
+const calendarsSchema = z.record(nameSchema, calendarSchema).superRefine((c, ctx) => {
+  const n = Object.keys(c).length;
+  if (n > MAX_CALENDARS)
+    ctx.addIssue({ code: 'custom', message: `defines ${n} calendars; the limit is ${MAX_CALENDARS}` });
+});
+
+/**
+ * The input with each routine's `exclude` names replaced by the bundle calendar they name (its
+ * `name` kept), so a stored routine carries what it excludes. A name of no calendar stays a name
+ * (the routine schema refuses it); a name of an invalid calendar gets an empty one (the calendar's
+ * own problem is reported once, at `calendars.<name>`).
+ */
+function resolveCalendars(raw: unknown): unknown {
+  const bundle = raw as Record<string, unknown> | null;
+  const calendars = bundle?.['calendars'];
+  const routines = bundle?.['routines'];
+  if (!calendars || typeof calendars !== 'object' || !Array.isArray(routines)) return raw;
+  const defined = calendars as Record<string, unknown>;
+  const resolve = (entry: unknown): unknown => {
+    if (typeof entry !== 'string' || !Object.hasOwn(defined, entry)) return entry;
+    const parsed = calendarSchema.safeParse(defined[entry]);
+    return parsed.success ? { ...parsed.data, name: entry } : { name: entry, dates: [] };
+  };
+  return {
+    ...bundle,
+    routines: routines.map((r: unknown) => {
+      const exclude = (r as Record<string, unknown> | null)?.['exclude'];
+      return Array.isArray(exclude) ? { ...(r as object), exclude: exclude.map(resolve) } : r;
+    }),
+  };
 }
 
 /** One problem in a bundle: where (`routines[nightly-backup].trigger.cron`) and what is wrong. */
@@ -133,8 +170,9 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
   const schema = z.strictObject({
     queues: z.array(queueSchema).default([]),
     routines: z.array(routineSchema(opts)).default([]),
+    calendars: calendarsSchema.optional(),
   });
-  const result = schema.safeParse(raw ?? {}, { error: droverIssueWords });
+  const result = schema.safeParse(resolveCalendars(raw) ?? {}, { error: droverIssueWords });
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({
       path: renderPath(raw, issue.path),
@@ -142,7 +180,7 @@ export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundle
     }));
     return failed([...issues, ...crossIssues(rawNames(raw), resolved, new Set(issues.map((i) => i.path)))]);
   }
-  const bundle = result.data;
+  const bundle: Bundle = result.data;
   const issues: BundleIssue[] = [];
   for (const r of bundle.routines) {
     const message = routineSizeProblem(r);

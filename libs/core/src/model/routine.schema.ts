@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { exclusionsSchema } from './calendar.schema';
+import { parseIsoInstant } from './iso-instant';
 import { conditionSchema } from './condition.schema';
 import { labelsSchema } from './labels.schema';
 import {
   boundedString,
   MAX_HOOK_NAME_LENGTH,
+  MAX_INSTANT_LENGTH,
   MAX_JOB_TYPE_LENGTH,
   MAX_OWNER_LENGTH,
   MAX_PAYLOAD_BYTES,
@@ -39,12 +42,34 @@ function jsonWithin<T extends z.ZodType>(schema: T, maxBytes: number) {
   });
 }
 
+/** An ISO 8601 instant with an offset, refused with the value and an example otherwise. */
+const instantSchema = boundedString(MAX_INSTANT_LENGTH).refine((v) => parseIsoInstant(v) !== undefined, {
+  error: (i) =>
+    `${JSON.stringify(i.input)} is not an ISO 8601 instant with an offset; e.g. "2026-12-24T18:00:00+01:00"`,
+});
+
 /**
  * Build the routine schema with the fire-rate floor from `opts`. Every string, list and map has
  * a bound from `./limits` (the whole definition's size is checked by `parseBundle`).
  */
 export function routineSchema(opts?: ValidationOptions) {
-  return routineFields(opts).superRefine(checkOneTriggerField);
+  return routineFields(opts).superRefine((r, ctx) => {
+    checkOneTriggerField(r, ctx);
+    checkRoutineBounds(r, ctx);
+  });
+}
+
+/** What no single field shows: an `endAt` not after `startAt` (add it to a schema built from {@link routineFields}). */
+export function checkRoutineBounds(r: { startAt?: string; endAt?: string }, ctx: z.RefinementCtx): void {
+  const start = r.startAt === undefined ? undefined : parseIsoInstant(r.startAt);
+  const end = r.endAt === undefined ? undefined : parseIsoInstant(r.endAt);
+  if (start !== undefined && end !== undefined && end <= start) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['endAt'],
+      message: `${JSON.stringify(r.endAt)} is not after startAt ${JSON.stringify(r.startAt)}; endAt must be later than startAt`,
+    });
+  }
 }
 
 /** A routine says when it fires in exactly one field: `trigger` (one) or `triggers` (a list). */
@@ -146,6 +171,15 @@ export function routineFields(opts?: ValidationOptions) {
     /** Weighted-staleness inputs (see priority order): depth >= 0, emphasis >= 0. */
     depth: z.number().nonnegative().optional(),
     emphasis: z.number().nonnegative().optional(),
+    /** No slot before this instant (ISO 8601 with an offset). */
+    startAt: instantSchema.optional(),
+    /** No slot after this instant: past it the routine stops firing, like a spent `once`. */
+    endAt: instantSchema.optional(),
+    /**
+     * Exclusion calendars: a slot whose local date or minute one of them holds is recorded skipped
+     * (`excluded`), never run and never armed. Names of the bundle's `calendars`, or inline ones.
+     */
+    exclude: exclusionsSchema.optional(),
   });
 }
 

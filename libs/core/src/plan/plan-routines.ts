@@ -4,6 +4,8 @@ import { decideOverlap, type OverlapRun } from '../policy/overlap.policy';
 import { runIdForSlot } from '../run/run-id';
 import { plannedStart } from '../schedule/jitter';
 import { nextFire } from '../schedule/next-fire';
+import { preemptedSkip } from '../schedule/operator-skip';
+import type { SkipReason } from '../policy/skip-reason';
 import { compareStrings } from './compare-strings';
 import type { PlanResult, PlanState, RoutineState } from './plan.types';
 
@@ -43,10 +45,20 @@ function planRoutine(rs: RoutineState, now: number, queues: Set<string>, out: Ro
     misfireGraceMs: routine.misfireGraceMs,
     startOf,
   });
-  const skips = cu.skip.map((s) => ({ routine: routine.name, ...s }));
+  // An excluded or operator-skipped slot is recorded so whatever catch-up made of it (see slot-decider).
+  const preempted = (slot: number): SkipReason | undefined => {
+    const why = preemptedSkip(routine, slot, rs.skips);
+    return why === undefined ? undefined : (why.split(':', 1)[0] as SkipReason);
+  };
+  const skips = cu.skip.map((s) => ({ routine: routine.name, ...s, reason: preempted(s.slot) ?? s.reason }));
   const runs: OverlapRun[] = [...(rs.runs ?? [])];
   let blockedNoted = false;
   for (const f of cu.fire) {
+    const pre = preempted(f.slot);
+    if (pre) {
+      skips.push({ routine: routine.name, slot: f.slot, reason: pre });
+      continue;
+    }
     const runId = runIdForSlot(routine.name, f.slot);
     const overlap = decideOverlap(routine.concurrencyPolicy, runs);
     if (overlap.action === 'skip') {

@@ -37,6 +37,8 @@ export interface RoutineState {
   pause?: Pause;
   /** The routine's runs (only scheduled/queued/running matter, for overlap; a buffered one says so). */
   runs?: readonly OverlapRun[];
+  /** Pending operator skips, by slot (epoch ms). */
+  skips?: ReadonlyMap<number, { by: string }>;
 }
 
 export interface PlanState {

@@ -140,7 +140,7 @@ export function whatIf(at: number, input: WhatIfInput): WhatIfResult {
       fires: fires.slice(0, slots),
       skips: skips.slice(0, slots),
       waiting,
-      next: firing ? withPlannedStarts(previewFires(def, at, nextN), def) : [],
+      next: firing ? withPlannedStarts(previewFires(def, at, nextN, def), def) : [],
       more: { fires: Math.max(0, fires.length - slots), skips: Math.max(0, skips.length - slots) },
     });
   }

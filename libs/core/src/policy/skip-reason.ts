@@ -6,7 +6,9 @@
  * - `deadline-exceeded`: would start later than `slot + startingDeadlineMs`;
  * - `overlap-forbid`: a run of the routine is still queued or running and concurrencyPolicy is `forbid`;
  * - `overlap-buffer-full`: concurrencyPolicy is `buffer-one`, a run is active and another already waits for it;
- * - `condition-false`: the routine's condition check said no (healthy; not a failure).
+ * - `condition-false`: the routine's condition check said no (healthy; not a failure);
+ * - `excluded`: one of the routine's exclusion calendars holds the slot (recorded `excluded: <calendar>`);
+ * - `skipped-by-operator`: an operator asked for this one slot to be skipped (recorded `skipped-by-operator: by <who>`).
  */
 export const SKIP_REASONS = [
   'catch-up-skip',
@@ -16,5 +18,7 @@ export const SKIP_REASONS = [
   'overlap-forbid',
   'overlap-buffer-full',
   'condition-false',
+  'excluded',
+  'skipped-by-operator',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

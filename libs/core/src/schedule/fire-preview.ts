@@ -1,8 +1,11 @@
 import type { Trigger } from '../model/trigger.schema';
 import { fromWallMs, toWallMs, zoneOffsetMs } from '../time/time-zone';
 import { cronNamesWall } from './cron-schedule';
+import type { Calendar } from '../model/calendar.schema';
+import { exclusionOf } from './exclusion';
 import { plannedStart } from './jitter';
 import { MAX_ENUMERATED_SLOTS, scheduledSlotsAfter, scheduleTriggers, type Schedule } from './next-fire';
+import { operatorSkipReason } from './operator-skip';
 
 /**
  * How a daylight-saving transition moved a fire: `gap` — its wall time did not exist (spring
@@ -21,6 +24,14 @@ export interface PreviewFire {
   dst?: DstShift;
   /** When its run is planned to start, if later than the slot (the routine's `jitterMs`; see `plannedStart`). */
   start?: number;
+  /** Why this slot will not run, as it will be recorded: `excluded: <calendar>` or `skipped-by-operator: by <who>`. */
+  skipped?: string;
+}
+
+/** What of a routine marks upcoming fires that will not run: its exclusions and the operators' skips. */
+export interface PreviewLimits {
+  exclude?: readonly (string | Calendar)[];
+  skips?: ReadonlyMap<number, { by: string }>;
 }
 
 const pad = (n: number) => String(Math.abs(n)).padStart(2, '0');
@@ -45,9 +56,11 @@ function dstShiftOf(trigger: Trigger, at: number): DstShift | undefined {
 /**
  * The next `n` fires of `s` (a trigger or a routine) strictly after `fromMs`, with their local time
  * in the zone of the trigger each is attributed to (UTC for interval and once triggers), that
- * trigger for a `triggers` list, and a marker on fires a DST transition shifted. Pure.
+ * trigger for a `triggers` list, and a marker on fires a DST transition shifted. A routine's slots
+ * lie within its `startAt`/`endAt`; with `limits` those an exclusion or an operator skip will skip
+ * are marked `skipped` (listed, not left out: the slot exists). Pure.
  */
-export function previewFires(s: Schedule, fromMs: number, n: number): PreviewFire[] {
+export function previewFires(s: Schedule, fromMs: number, n: number, limits: PreviewLimits = {}): PreviewFire[] {
   const limit = Math.max(0, Math.min(Math.floor(n), MAX_ENUMERATED_SLOTS));
   const triggers = scheduleTriggers(s);
   const out: PreviewFire[] = [];
@@ -57,7 +70,10 @@ export function previewFires(s: Schedule, fromMs: number, n: number): PreviewFir
     const tz = trigger.kind === 'cron' ? (trigger.tz ?? 'UTC') : 'UTC';
     const dst = dstShiftOf(trigger, slot.at);
     const label = slot.trigger !== undefined && { trigger: slot.trigger };
-    out.push({ at: slot.at, ...label, local: localIso(slot.at, tz), ...(dst && { dst }) });
+    const skip = limits.skips?.get(slot.at);
+    const excluded = 'kind' in s ? undefined : exclusionOf({ ...s, exclude: limits.exclude }, slot.at);
+    const skipped = excluded ?? (skip && operatorSkipReason(skip));
+    out.push({ at: slot.at, ...label, local: localIso(slot.at, tz), ...(dst && { dst }), ...(skipped && { skipped }) });
     if (out.length >= limit) break;
   }
   return out;

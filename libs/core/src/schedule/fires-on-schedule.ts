@@ -1,5 +1,6 @@
 import type { Routine } from '../model/routine.schema';
 import { nextFire } from './next-fire';
+import { slotBounds, withinBounds } from './slot-bounds';
 
 /** What decides whether a routine's trigger is timing fires: its launcher's verdict and its cursor. */
 export interface ScheduleState {
@@ -12,14 +13,18 @@ export interface ScheduleState {
 
 /**
  * Whether a routine should be firing on its schedule: active, not disabled by repeated launch
- * failures, timed (not manual), and for a one-shot trigger only until its instant was handled.
+ * failures, timed (not manual), for a one-shot trigger only until its instant was handled, and
+ * with an `endAt` only while a slot remains after its cursor (past it, it is spent like a `once`).
  * The one answer the reconciler (which timing sources exist) and the watchdog (what is overdue)
  * share. Pure.
  */
 export function firesOnSchedule(routine: Routine, state: ScheduleState): boolean {
   const t = routine.trigger;
   if (routine.status !== 'active' || state.disabledReason || t?.kind === 'manual') return false;
-  if (t?.kind === 'once') return Date.parse(t.at) > (state.lastSlot ?? -1);
+  const bounds = slotBounds(routine);
+  if (t?.kind === 'once') return Date.parse(t.at) > (state.lastSlot ?? -1) && withinBounds(bounds, Date.parse(t.at));
+  const cursor = state.lastSlot ?? state.since;
+  if (bounds?.endMs !== undefined && cursor !== undefined) return nextFire(routine, cursor) !== undefined;
   return true;
 }
 

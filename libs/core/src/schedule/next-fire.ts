@@ -1,6 +1,7 @@
 import type { IntervalTrigger, Trigger } from '../model/trigger.schema';
 import { parseIsoInstant } from '../model/iso-instant';
 import { cronSlotsAfter, cronSlotsBefore } from './cron-schedule';
+import { slotBounds, withinBounds } from './slot-bounds';
 
 /**
  * Slot k of an interval trigger lies at `k * everyMs + offsetMs` (epoch ms) for every integer k: the grid is
@@ -61,7 +62,9 @@ function* triggerSlotsBefore(trigger: Trigger, beforeMs: number): Generator<numb
  * What slots are generated from: one trigger, or a routine — its `trigger`, or its `triggers` list
  * merged. Every function below takes either, so a caller passes the routine and never loops.
  */
-export type Schedule = Trigger | { trigger?: Trigger; triggers?: readonly (Trigger & { name?: string })[] };
+export type Schedule =
+  | Trigger
+  | { trigger?: Trigger; triggers?: readonly (Trigger & { name?: string })[]; startAt?: string; endAt?: string };
 
 /**
  * One slot of a schedule: its instant (epoch ms) and, for a routine with a `triggers` list, the
@@ -121,13 +124,24 @@ function* merge(
  * Every slot of `s` strictly after `afterMs`, ascending: the one place slots are generated. With
  * several triggers an instant two share is one slot, attributed to the first trigger listed.
  */
-export function scheduledSlotsAfter(s: Schedule, afterMs: number): Generator<Slot, void, undefined> {
-  return merge(s, (t) => triggerSlotsAfter(t, afterMs), 1);
+export function* scheduledSlotsAfter(s: Schedule, afterMs: number): Generator<Slot, void, undefined> {
+  // A routine's startAt/endAt cut the merged stream: no slot outside them exists.
+  const bounds = 'kind' in s ? undefined : slotBounds(s);
+  const from = bounds?.startMs === undefined ? afterMs : Math.max(afterMs, bounds.startMs - 1);
+  for (const slot of merge(s, (t) => triggerSlotsAfter(t, from), 1)) {
+    if (!withinBounds(bounds, slot.at)) return;
+    yield slot;
+  }
 }
 
 /** Every slot of `s` strictly before `beforeMs`, descending (the mirror of {@link scheduledSlotsAfter}). */
-export function scheduledSlotsBefore(s: Schedule, beforeMs: number): Generator<Slot, void, undefined> {
-  return merge(s, (t) => triggerSlotsBefore(t, beforeMs), -1);
+export function* scheduledSlotsBefore(s: Schedule, beforeMs: number): Generator<Slot, void, undefined> {
+  const bounds = 'kind' in s ? undefined : slotBounds(s);
+  const from = bounds?.endMs === undefined ? beforeMs : Math.min(beforeMs, bounds.endMs + 1);
+  for (const slot of merge(s, (t) => triggerSlotsBefore(t, from), -1)) {
+    if (!withinBounds(bounds, slot.at)) return;
+    yield slot;
+  }
 }
 
 /** The fire times (epoch ms) of `s` strictly after `afterMs`, ascending (see {@link scheduledSlotsAfter}). */

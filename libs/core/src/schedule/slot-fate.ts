@@ -33,6 +33,8 @@ export const SLOT_SKIP_REASONS = [
   'overlap-forbid',
   'overlap-buffer-full',
   'condition-false',
+  'excluded',
+  'skipped-by-operator',
   'paused',
   'backing-off',
   'disabled',

@@ -79,6 +79,11 @@ export interface LedgerSlot {
 export interface LedgerInput {
   /** The routine (or one trigger): with several triggers each slot names the one it came from. */
   trigger: Schedule;
+  /**
+   * Why a slot still ahead will be skipped (an exclusion, an operator's skip), if it will: shown on
+   * its `not-yet-due` entry as `reason`/`detail` before it is recorded.
+   */
+  ahead?: (slot: number) => string | undefined;
   /** The range `(from, to]`, epoch ms. */
   from: number;
   to: number;
@@ -137,7 +142,12 @@ function fateOf(slot: number, f: Found | undefined, input: LedgerInput): Omit<Le
     const detail = skip.reason !== undefined && skip.reason !== reason ? { detail: skip.reason } : {};
     return { ...base, fate: reason === 'superseded' ? 'superseded' : 'skipped', reason, ...detail };
   }
-  if (slot > input.now) return { ...base, fate: 'not-yet-due' };
+  if (slot > input.now) {
+    const why = input.ahead?.(slot);
+    if (why === undefined) return { ...base, fate: 'not-yet-due' };
+    const reason = slotSkipReason(why);
+    return { ...base, fate: 'not-yet-due', reason, ...(why !== reason && { detail: why }), recorded: false };
+  }
   const idle = (input.pauses ?? []).find((p) => slot > p.from && (p.to === undefined || slot <= p.to));
   if (idle) return { ...base, fate: 'skipped', reason: idle.reason ?? 'paused', recorded: false };
   if (input.cursor === undefined || slot > input.cursor) return { ...base, fate: 'due' };

@@ -29,9 +29,18 @@ export function isArmable(def: Routine): boolean {
  * promotes at the slot time — which takes the fires hop off the critical path of lateness.
  * Only when nothing evaluated at fire time could change the outcome: active, timed by cron or
  * interval, overlap allowed, no condition, not a selector, launcher healthy. Edits and pauses disarm (the
- * leader removes the armed job and frees its slot). Pure.
+ * leader removes the armed job and frees its slot). Only slots within `startAt`/`endAt`, and only
+ * up to a slot `skipped` says will be skipped (an exclusion, an operator's skip): arming moves the
+ * cursor, so arming past such a slot would leave it undecided; its own fire records it, then arms
+ * the slots after it. Pure.
  */
-export function armableSlots(def: Routine, launcher: LauncherState, after: number, now: number): number[] {
+export function armableSlots(
+  def: Routine,
+  launcher: LauncherState,
+  after: number,
+  now: number,
+  skipped: (slot: number) => boolean = () => false,
+): number[] {
   if (!isArmable(def)) return [];
   if (launcher.consecutiveFailures > 0 || launchBlocker(launcher, now)) return [];
   const slots: number[] = [];
@@ -39,6 +48,7 @@ export function armableSlots(def: Routine, launcher: LauncherState, after: numbe
   while (slots.length < ARM_AHEAD) {
     const next = nextFire(def, from);
     if (next === undefined || next - now > ARM_HORIZON_MS) break;
+    if (skipped(next)) break;
     slots.push(next);
     from = next;
   }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { runIdForSlot } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock } from '@drover/redis';
-import { BullQueues, requestRefire, SlotClaims, type ArmedEntry } from '@drover/store';
+import { BullQueues, requestRefire, SlotClaims, SlotSkips, type ArmedEntry } from '@drover/store';
 
 /**
  * Withdraws runs armed ahead of their slots when their routine changed: the slot's claim is
@@ -19,7 +19,20 @@ export class Disarmer {
     private readonly bull: BullQueues,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly log: Logger,
+    private readonly skips: SlotSkips,
   ) {}
+
+  /**
+   * Withdraws the runs of `routine` armed for slots an operator has since skipped; each slot is
+   * refired, and its fire records it `skipped-by-operator`. Returns how many were withdrawn.
+   */
+  async disarmSkipped(routine: string, armed: ArmedEntry[]): Promise<number> {
+    if (armed.length === 0) return 0;
+    const skipped = await this.skips.pending(routine);
+    const entries = armed.filter((e) => skipped.has(e.slot));
+    if (entries.length === 0) return 0;
+    return this.disarm(routine, entries, { refire: true, why: 'an operator skipped its slot' });
+  }
 
   /** Withdraws `entries` of `routine`; `refire` false for a deleted routine. Returns how many were withdrawn. */
   async disarm(routine: string, entries: ArmedEntry[], opts: { refire: boolean; why: string }): Promise<number> {

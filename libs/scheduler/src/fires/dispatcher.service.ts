@@ -6,6 +6,7 @@ import {
   initialIdle,
   nextFire,
   plannedStart,
+  preemptedSkip,
   type IdleState,
   type Routine,
   type RoutineRecord,
@@ -17,6 +18,7 @@ import {
   RoutineChanges,
   RoutineStore,
   SlotClaims,
+  SlotSkips,
   withinPendingWindow,
   type CursorNext,
   type FireRequest,
@@ -73,6 +75,7 @@ export class Dispatcher {
   constructor(
     private readonly routines: RoutineStore,
     private readonly claims: SlotClaims,
+    private readonly skips: SlotSkips,
     private readonly decider: SlotDecider,
     private readonly applier: SlotApplier,
     private readonly disarmer: Disarmer,
@@ -96,10 +99,11 @@ export class Dispatcher {
     request: FireRequest,
     opts: { retry?: boolean } = {},
   ): Promise<DispatchResult | undefined> {
-    // The fire's own slot claim comes with the routine (sent together: one round trip).
-    const [{ record, state }, own] = await Promise.all([
+    // The fire's own slot claim and the operators' skips come with the routine (sent together).
+    const [{ record, state }, own, skips] = await Promise.all([
       this.routines.getWithState(routine),
       this.claims.get(routine, request.slot),
+      this.skips.pending(routine),
     ]);
     if (!record || record.def.status === 'archived' || record.def.trigger?.kind === 'manual') return undefined;
     const now = this.clock.now();
@@ -108,7 +112,7 @@ export class Dispatcher {
       def: record.def,
       now,
       retry: !!opts.retry,
-      ctx: { launcher: { ...state }, idle: idleOf(state), verdicts: new Map(), picked: new Set() },
+      ctx: { launcher: { ...state }, idle: idleOf(state), verdicts: new Map(), picked: new Set(), skips },
       result: emptyResult(),
       gone: false,
     };
@@ -161,13 +165,15 @@ export class Dispatcher {
     s: { slot: number; source: 'schedule' | 'catch-up'; skip?: string },
     takeoverOnly: boolean,
   ): Promise<void> {
-    const decided = s.skip
-      ? {
-          decision: { kind: 'skip', source: s.source, reason: s.skip, at: d.now } as SlotDecision,
-          launcher: d.ctx.launcher,
-          idle: d.ctx.idle,
-        }
-      : await this.decider.decide(d.def, s.slot, s.source, d.ctx, d.now);
+    // An exclusion or an operator's skip is recorded as such whatever catch-up made of the slot.
+    const decided =
+      s.skip && !preemptedSkip(d.def, s.slot, d.ctx.skips)
+        ? {
+            decision: { kind: 'skip', source: s.source, reason: s.skip, at: d.now } as SlotDecision,
+            launcher: d.ctx.launcher,
+            idle: d.ctx.idle,
+          }
+        : await this.decider.decide(d.def, s.slot, s.source, d.ctx, d.now);
     const outcome = await this.claims.claim({
       routine: d.def.name,
       slot: s.slot,
@@ -178,6 +184,8 @@ export class Dispatcher {
     });
     switch (outcome.kind) {
       case 'claimed':
+        // A skip is forgotten once its slot is decided (recorded skipped, or decided otherwise).
+        if (d.ctx.skips.has(s.slot)) await this.skips.forget(d.def.name, s.slot);
         d.ctx.launcher = decided.launcher;
         d.ctx.idle = decided.idle;
         await this.applier.apply(
@@ -256,7 +264,8 @@ export class Dispatcher {
         .filter((e) => e.slot > now && e.queue === def.queue && e.version === record.version)
         .map((e) => e.slot),
     );
-    const fresh = armableSlots(def, d.ctx.launcher, after, now).filter((s) => !held.has(s));
+    const skipped = (slot: number) => preemptedSkip(def, slot, d.ctx.skips) !== undefined;
+    const fresh = armableSlots(def, d.ctx.launcher, after, now, skipped).filter((s) => !held.has(s));
     const armed = [];
     for (const slot of fresh) {
       const decision: SlotDecision = { kind: 'fire', source: 'schedule', cancel: [], at: now, v: record.version };

@@ -1,4 +1,4 @@
-import { type Routine, type Trigger } from '@drover/core';
+import { slotBounds, type Routine, type Trigger } from '@drover/core';
 import { isArmable } from './arming';
 
 /**
@@ -52,11 +52,15 @@ const LIST = 'list|';
 /**
  * The fingerprint of every timing source a routine needs: its trigger's (unchanged for a single
  * `trigger`, so stored routines reconcile to nothing new), or for a `triggers` list each
- * trigger's in order. A trigger's `name` is left out: renaming one moves no scheduler.
+ * trigger's in order. A trigger's `name` is left out: renaming one moves no scheduler. The
+ * routine's `startAt`/`endAt` are part of it (the schedulers start and end there); exclusions are
+ * read at fire time and are not.
  */
 export function routineFingerprint(def: Routine): string {
-  if (def.triggers) return LIST + def.triggers.map((t) => schedulerFingerprint(t)).join(';');
-  return schedulerFingerprint(def.trigger!, fireLagMs(def));
+  const b = slotBounds(def);
+  const within = `${b?.startMs !== undefined ? `|from ${b.startMs}` : ''}${b?.endMs !== undefined ? `|until ${b.endMs}` : ''}`;
+  if (def.triggers) return LIST + def.triggers.map((t) => schedulerFingerprint(t) + within).join(';');
+  return schedulerFingerprint(def.trigger!, fireLagMs(def)) + within;
 }
 
 /** The per-scheduler fingerprints a routine fingerprint stands for (one per Job Scheduler, index = its position). */

@@ -5,10 +5,12 @@ import {
   conditionKey,
   decideOverlap,
   launchBlocker,
+  preemptedSkip,
   recordLaunchOutcome,
   runIdForSlot,
   type IdleState,
   type LauncherState,
+  type OperatorSkip,
   type Routine,
 } from '@drover/core';
 import { LOGGER } from '@drover/logger';
@@ -28,6 +30,8 @@ export interface DecisionContext extends SelectionCache {
   idle: IdleState;
   /** By `conditionKey`: a name, or a built-in kind's canonical JSON. */
   verdicts: Map<string, Promise<ConditionVerdict>>;
+  /** The routine's pending operator skips, by slot (read once per dispatch). */
+  skips: ReadonlyMap<number, OperatorSkip>;
 }
 
 export type ConditionVerdict = { ok: boolean } | { error: string };
@@ -40,8 +44,10 @@ export interface Decided {
 }
 
 /**
- * Decides one slot: status, launcher backoff, condition, overlap, and for a selector routine which
- * candidates — in that order. Pure but for the condition check and the candidate provider (each
+ * Decides one slot: exclusion calendars and operator skips (core's `preemptedSkip`), status,
+ * launcher backoff, condition, overlap, and for a selector routine which candidates — in that
+ * order. An excluded or operator-skipped slot is no launch at all: it runs no condition check and
+ * leaves the launcher's bookkeeping alone, and it is recorded so even while the routine is paused. Pure but for the condition check and the candidate provider (each
  * bounded by the routine's `conditionTimeoutMs`) and the run lookups `forbid`/`replace` and
  * selection need; overlap itself is core's `decideOverlap`, ranking core's `selectCandidates`.
  */
@@ -73,6 +79,8 @@ export class SlotDecider {
       this.log.warn({ routine: def.name, slot, err: error, failures: next.consecutiveFailures }, `${what} failed`);
       return skip(`${what === 'condition check' ? 'condition' : 'candidates'}-failed: ${error}`, next, true);
     };
+    const preempted = preemptedSkip(def, slot, ctx.skips);
+    if (preempted) return skip(preempted);
     if (def.status === 'paused') return skip('paused');
     const blocked = launchBlocker(launcher, now);
     if (blocked) return skip(blocked.reason);

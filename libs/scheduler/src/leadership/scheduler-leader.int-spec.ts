@@ -41,7 +41,7 @@ describe('the leader picks up routines changed while it could not hear about the
     await stores.registry.put([{ name: 'default' }]);
     fires = FiresQueue.create(conns, keys);
     const metrics = new DroverMetrics({ defaultMetrics: false });
-    const disarmer = new Disarmer(claims, bull, clock, log);
+    const disarmer = new Disarmer(claims, bull, clock, log, stores.skips);
     const opts = { ...DEFAULT_SCHEDULER_OPTIONS, reconcileEveryMs: 3_600_000 };
     watchdog = new Watchdog(routines, stores.routineIndex, disarmer, bull, clock, metrics, opts, log, stores.runs);
     const env = parseEnv({ REDIS_URL: testRedisUrl(), DROVER_INSTANCE_ID: 'lead-test', DROVER_LEADER_TTL_MS: '5000' });

@@ -162,6 +162,11 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     }
     const stale = state.armed.filter((e) => e.version !== record.version);
     if (stale.length) await this.disarmer.disarm(name, stale, { refire: true, why: 'the routine changed' });
+    // An operator's skip of an armed slot is announced like a change.
+    await this.disarmer.disarmSkipped(
+      name,
+      state.armed.filter((e) => e.version === record.version),
+    );
   }
 
   private onDemoted(): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { firesOnSchedule, nextFire, type Routine, type RoutineRecord, type Trigger } from '@drover/core';
+import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord, type Trigger } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
 import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
@@ -212,6 +212,13 @@ export class Reconciler {
     const before = previous && !previous.startsWith('once|') ? schedulerFingerprints(previous) : [];
     const timed: Trigger[] = def.triggers ?? (t && t.kind !== 'once' && t.kind !== 'manual' ? [t] : []);
     const now = schedulerFingerprints(routineFingerprint(def));
+    const endMs = slotBounds(def)?.endMs;
+    if (t?.kind !== 'once' && endMs !== undefined && endMs < this.clock.now()) {
+      // Ended: BullMQ would leave an older Job Scheduler in place. Slots still owed before the end
+      // are the watchdog's (its expected slot is overdue), which dispatches them.
+      for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+      return;
+    }
     for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
     for (let i = 0; i < timed.length; i++) {
       if (force || before[i] !== now[i]) await this.upsertScheduler(def, i, timed[i]!);
@@ -232,14 +239,24 @@ export class Reconciler {
     // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
     const template = { name: 'fire', data: { routine: def.name } };
     const id = schedulerId(def.name, index);
+    // startAt/endAt: BullMQ starts and ends the Job Scheduler there (the dispatcher's catch-up
+    // never sees a slot outside them either); once spent, the reconciler removes it.
+    const bounds = slotBounds(def);
+    const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
     if (t.kind === 'cron') {
-      await this.fires.upsertJobScheduler(id, { pattern: t.cron, tz: t.tz ?? 'UTC' }, template);
+      const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
+      await this.fires.upsertJobScheduler(
+        id,
+        { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate },
+        template,
+      );
     } else if (t.kind === 'interval') {
       // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
       const lagMs = fireLagMs(def);
-      const startDate = nextFire(t, this.clock.now())! + lagMs;
+      const from = Math.max(this.clock.now(), (bounds?.startMs ?? -Infinity) - 1);
+      const startDate = nextFire(t, from)! + lagMs;
       const data = lagMs ? { routine: def.name, lagMs } : template.data;
-      await this.fires.upsertJobScheduler(id, { every: t.everyMs, startDate }, { ...template, data });
+      await this.fires.upsertJobScheduler(id, { every: t.everyMs, startDate, ...endDate }, { ...template, data });
     }
   }
 

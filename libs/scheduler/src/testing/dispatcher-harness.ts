@@ -10,6 +10,7 @@ import {
   RoutineStore,
   RunStore,
   SlotClaims,
+  SlotSkips,
 } from '@drover/store';
 import type { QueueInput } from '@drover/core';
 import { ManualClock, testRedisUrl, uniquePrefix } from '@drover/testing';
@@ -44,6 +45,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   const routines = new RoutineStore(conns.command, keys);
   const index = new RoutineIndex(conns.command, keys);
   const claims = new SlotClaims(conns.command, keys);
+  const skips = new SlotSkips(conns.command, keys);
   const conditions = new ConditionRegistry(undefined as never, undefined as never, undefined as never);
   // The kinds the scheduler module registers by discovery, registered by hand.
   const kinds = new ConditionKindRegistry(undefined as never, undefined as never, undefined as never);
@@ -51,11 +53,12 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
   kinds.register('queue-depth', (ctx) => queueDepth.check(ctx), 'QueueDepthCondition');
   const candidates = new CandidateRegistry(undefined as never, undefined as never, undefined as never);
   const metrics = new DroverMetrics({ defaultMetrics: false });
-  const disarmer = new Disarmer(claims, bull, clock, log);
+  const disarmer = new Disarmer(claims, bull, clock, log, new SlotSkips(conns.command, keys));
   const changes = new RoutineChanges(conns.command, keys);
   const dispatcher = new Dispatcher(
     routines,
     claims,
+    skips,
     new SlotDecider(conditions, kinds, new SlotSelector(candidates, runs), runs, log),
     new SlotApplier(runs, metrics),
     disarmer,
@@ -73,6 +76,7 @@ export async function dispatcherHarness(queues: QueueInput[], t0: number) {
     routines,
     index,
     claims,
+    skips,
     conditions,
     kinds,
     candidates,

@@ -13,6 +13,7 @@ import type { QueueRegistry } from '../queues/queue-registry.store';
 import type { RoutineStore } from '../routines/routine.store';
 import { priorityValueOfBull } from '../runs/run-ids';
 import type { RunJobData } from '../runs/run-job-data';
+import type { SlotSkips } from '../routines/slot-skips.store';
 import type { RunStore } from '../runs/run.store';
 import type { WorkerCatalog } from '../workers/worker-catalog.store';
 
@@ -44,6 +45,7 @@ export class PlanService {
       bull: BullQueues;
       catalog: WorkerCatalog;
       runs: RunStore;
+      skips: SlotSkips;
       redis: RedisClient;
       clock: Clock;
     },
@@ -72,6 +74,7 @@ export class PlanService {
           launcher: st,
           ...(rec.pause && { pause: rec.pause }),
           runs: overlapMatters ? await this.deps.runs.openRunsOfRoutine(rec.def.name, { readOnly: true }) : [],
+          ...(rec.def.status === 'active' && { skips: await this.deps.skips.pending(rec.def.name) }),
         };
       }),
     );

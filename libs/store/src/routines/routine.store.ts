@@ -262,6 +262,8 @@ export class RoutineStore {
     );
     if (code === ScriptCode.StaleToken) throw new StaleLeaderError(`routine "${name}"`);
     if (code === 0 && current !== 0) throw new RoutineVersionConflictError(name, opts.ifVersion ?? 0, current);
+    // Its pending operator skips go too (they would expire a day after their slots anyway).
+    if (code === 1) await this.redis.del(this.keys.routineSkips(name));
     return code === 1;
   }
 
