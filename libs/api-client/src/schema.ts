@@ -700,7 +700,7 @@ export interface paths {
     };
     /**
      * Runs, newest first (filters; cursor paging)
-     * @description Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; `failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000). Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`.
+     * @description Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; `failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000). Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`. `since`/`until` keep runs created in a window; `search` matches a payload field (`customer.id=42`), else a run id prefix or error text, reading at most 1000 runs a page (`scanned`; `scan_limit_reached` says it stopped there: narrow the window or follow `next_page_token`). Runs of `system` routines are hidden unless `include=system` or `routine`.
      */
     get: operations['listRuns'];
     put?: never;
@@ -1628,6 +1628,10 @@ export interface components {
     RunPage: {
       items: components['schemas']['Run'][];
       next_page_token?: string;
+      /** @description Runs read to fill this page */
+      scanned: number;
+      /** @description The page stopped after reading 1000 runs: narrow the window or follow next_page_token */
+      scan_limit_reached: boolean;
     };
     RunCancel: {
       /** @enum {string} */
@@ -5859,9 +5863,12 @@ export interface operations {
         status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
         routine?: string;
         jobType?: string;
+        since?: string;
+        until?: string;
+        search?: string;
         page_size?: number;
         page_token?: string;
-        include?: 'payload';
+        include?: string;
       };
       header?: never;
       path?: never;

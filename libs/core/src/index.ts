@@ -34,6 +34,7 @@ export * from './run/run-event';
 export * from './run/run-id';
 export * from './run/secure-random';
 export * from './run/run-status.machine';
+export * from './run/run-search';
 export * from './contracts/job-contract';
 export * from './plan/plan.types';
 export * from './plan/plan-queues';

@@ -42,13 +42,28 @@ export function listingDepth(cursor: RunCursor | undefined, pageSize: number): n
 /** An entry of a newest-first listing: a run, or a reference to one not read yet. */
 export type ListingEntry = Pick<RunView, 'createdAt' | 'id'>;
 
+/** A page of runs, and how many of the listing's runs it read to fill it. */
+export interface RunPage {
+  items: RunView[];
+  next?: RunCursor;
+  /** Runs read (loaded and matched) for this page. */
+  scanned: number;
+  /**
+   * A bounded scan (`scanLimit`) left runs unread: it stopped at `scanLimit` with more to read, or it
+   * read to the end of a listing cut at {@link MAX_LISTING_DEPTH} (older runs exist unread).
+   */
+  scanLimitReached: boolean;
+}
+
 /**
- * One page of a newest-first listing: the runs after `cursor` that pass `keep`, at most
- * `pageSize`, and the cursor of the next page — given when the page is full, or when the read
- * was cut at `depth` (more runs may follow) and the listing ceiling is not reached. Entries are
- * turned into runs by `load` (default: they are runs) as the page needs them, at most as many at a
- * time as the page still lacks, so a page reads the runs it shows (and those `keep` refuses), never
- * the whole listing; an entry `load` answers undefined for (gone meanwhile) is skipped.
+ * One page of a newest-first listing: the runs after `cursor` that pass `admit` (on the entry,
+ * before anything is read: e.g. a creation window) and `keep` (on the run), at most `pageSize`,
+ * and the cursor of the next page — given when the page is full, when the read was cut at `depth`
+ * (more runs may follow) and the listing ceiling is not reached, or when it read `scanLimit` runs
+ * with more left. Entries are turned into runs by `load` (default: they are runs) as the page needs
+ * them, at least `batch` at a time (default 1: as many as the page still lacks), so a page reads
+ * the runs it shows (and those `keep` refuses), never the whole listing, and never more than
+ * `scanLimit`; an entry `load` answers undefined for (gone meanwhile) is skipped.
  */
 export async function pageOfRuns<E extends ListingEntry>(
   listing: E[],
@@ -56,30 +71,49 @@ export async function pageOfRuns<E extends ListingEntry>(
     cursor?: RunCursor;
     pageSize: number;
     depth: number;
+    admit?: (entry: E) => boolean;
     keep?: (v: RunView) => boolean;
     load?: (entries: E[]) => Promise<(RunView | undefined)[]>;
+    scanLimit?: number;
+    batch?: number;
   },
-): Promise<{ items: RunView[]; next?: RunCursor }> {
+): Promise<RunPage> {
   const items: RunView[] = [];
   const load = opts.load ?? ((entries: E[]) => Promise.resolve(entries as unknown as RunView[]));
+  const scanLimit = opts.scanLimit ?? Number.POSITIVE_INFINITY;
+  const candidate = (entry: E) => (!opts.cursor || isOlder(entry, opts.cursor)) && (!opts.admit || opts.admit(entry));
   let last: { entry: E; index: number } | undefined;
-  for (let i = 0; i < listing.length && items.length < opts.pageSize;) {
+  let scanned = 0;
+  let i = 0;
+  while (i < listing.length && items.length < opts.pageSize && scanned < scanLimit) {
+    const want = Math.min(Math.max(opts.pageSize - items.length, opts.batch ?? 1), scanLimit - scanned);
     const batch: { entry: E; index: number }[] = [];
-    for (; i < listing.length && batch.length < opts.pageSize - items.length; i++) {
+    for (; i < listing.length && batch.length < want; i++) {
       const entry = listing[i]!;
-      if (!opts.cursor || isOlder(entry, opts.cursor)) batch.push({ entry, index: i });
+      if (candidate(entry)) batch.push({ entry, index: i });
     }
     if (!batch.length) break;
     const runs = await load(batch.map((b) => b.entry));
-    batch.forEach((b, k) => {
+    for (const [k, b] of batch.entries()) {
+      // A batch larger than the page still lacks: the rest is the next page's (read again there).
+      if (items.length === opts.pageSize) break;
       last = b;
+      scanned++;
       const run = runs[k];
       if (run && (!opts.keep || opts.keep(run))) items.push(run);
-    });
+    }
   }
   const full = items.length === opts.pageSize;
   const cut = listing.length >= opts.depth && opts.depth < MAX_LISTING_DEPTH;
-  const moreAfterLast = last !== undefined && last.index < listing.length - 1;
-  if (!last || !((full && (moreAfterLast || cut)) || (!full && cut))) return { items };
-  return { items, next: { createdAt: last.entry.createdAt, id: last.entry.id, seen: last.index + 1 } };
+  const moreAfterLast = last !== undefined && listing.slice(last.index + 1).some(candidate);
+  // A short page of a bounded scan: stopped at the scan limit with runs left, or read to the end of a
+  // listing cut at its ceiling (older runs were not looked at). Either way: narrow the range.
+  const scanLimitReached =
+    opts.scanLimit !== undefined &&
+    !full &&
+    (moreAfterLast ? scanned >= scanLimit : listing.length >= MAX_LISTING_DEPTH);
+  const page = { items, scanned, scanLimitReached };
+  const stoppedAtLimit = scanned >= scanLimit && moreAfterLast;
+  if (!last || !((full && (moreAfterLast || cut)) || (!full && cut) || stoppedAtLimit)) return page;
+  return { ...page, next: { createdAt: last.entry.createdAt, id: last.entry.id, seen: last.index + 1 } };
 }

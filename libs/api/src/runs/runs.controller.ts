@@ -1,7 +1,15 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { MAX_JOB_TYPE_LENGTH, NAME_PATTERN, RUN_STATUSES, RunNotFoundError } from '@drover/core';
+import {
+  MAX_JOB_TYPE_LENGTH,
+  NAME_PATTERN,
+  parseRunSearch,
+  RUN_STATUSES,
+  RunNotFoundError,
+  SEARCH_SCAN_LIMIT,
+  TIME_BOUND_HINT,
+} from '@drover/core';
 import { RunStore } from '@drover/store';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { ApiRoute, In } from '../http/api-route.decorator';
@@ -10,7 +18,7 @@ import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 import { RunEventStreams } from './run-event-stream.service';
 import { RunListing } from './run-listing.service';
-import { includeQuery, RunSchema, toApiListItem, toApiRun } from './run-schema';
+import { RunSchema, toApiListItem, toApiRun } from './run-schema';
 
 const runParams = z.strictObject({ id: z.string().min(1).max(256) });
 
@@ -23,7 +31,10 @@ const listRuns = route({
     'Without `routine`: the runs held in the queues (all, or `queue`), read from the newest 1000 per queue and state; ' +
     '`failed` and `skipped` runs, and runs canceled before they started, are listed only with `routine` (its newest 1000). ' +
     'Items carry no payload unless `include=payload`, and no value longer than 16 KiB (see `omitted`): ' +
-    'GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`.',
+    'GET /runs/{id} answers a run whole. A page may hold fewer than `page_size` runs and still give a `next_page_token`. ' +
+    '`since`/`until` keep runs created in a window; `search` matches a payload field (`customer.id=42`), else a run id ' +
+    `prefix or error text, reading at most ${SEARCH_SCAN_LIMIT} runs a page (\`scanned\`; \`scan_limit_reached\` says it stopped ` +
+    'there: narrow the window or follow `next_page_token`). Runs of `system` routines are hidden unless `include=system` or `routine`.',
   tag: 'runs',
   role: 'viewer',
   query: z.strictObject({
@@ -31,14 +42,44 @@ const listRuns = route({
     status: z.enum(RUN_STATUSES).optional(),
     routine: z.string().min(1).max(128).optional(),
     jobType: z.string().min(1).max(MAX_JOB_TYPE_LENGTH).optional(),
+    since: z.string().min(1).max(64).optional().describe(`Created at or after: ${TIME_BOUND_HINT}`),
+    until: z.string().min(1).max(64).optional().describe(`Created at or before: ${TIME_BOUND_HINT}`),
+    search: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        '`path.to.field=value`: the payload field equals value (an array: one element does); any other text: a run ' +
+          'id starting with it or an error message (any attempt) holding it, case-insensitive',
+      ),
     page_size: z.coerce.number().int().min(1).max(1000).default(50),
     page_token: z.string().min(1).max(1024).optional(),
-    include: includeQuery,
+    include: z
+      .string()
+      .regex(/^(payload|system)(,(payload|system))*$/, { message: 'is a comma-separated list of payload, system' })
+      .optional()
+      .describe(
+        '`payload`: items carry their payloads (up to 16 KiB; a longer one is named in `omitted`); `system`: list the ' +
+          'runs of `system` routines (scheduled housekeeping) too. Comma-separated: `payload,system`.',
+      ),
   }),
   responses: {
     200: {
       description: 'A page of runs',
-      schema: named('RunPage', z.object({ items: z.array(RunSchema), next_page_token: z.string().optional() })),
+      schema: named(
+        'RunPage',
+        z.object({
+          items: z.array(RunSchema),
+          next_page_token: z.string().optional(),
+          scanned: z.number().int().describe('Runs read to fill this page'),
+          scan_limit_reached: z
+            .boolean()
+            .describe(
+              `The page stopped after reading ${SEARCH_SCAN_LIMIT} runs: narrow the window or follow next_page_token`,
+            ),
+        }),
+      ),
     },
   },
 });
@@ -116,17 +157,25 @@ export class RunsController {
 
   @ApiRoute(listRuns)
   async list(@In() { query }: RouteInput<typeof listRuns>) {
+    const include = new Set(query.include?.split(','));
+    const search = query.search === undefined ? undefined : parseRunSearch(query.search);
     const page = await this.listing.page({
       ...(query.queue !== undefined && { queue: query.queue }),
       ...(query.status !== undefined && { status: query.status }),
       ...(query.routine !== undefined && { routine: query.routine }),
       ...(query.jobType !== undefined && { jobType: query.jobType }),
+      ...(query.since !== undefined && { since: query.since }),
+      ...(query.until !== undefined && { until: query.until }),
+      ...(search && { search }),
+      includeSystem: include.has('system'),
       pageSize: query.page_size,
       ...(query.page_token !== undefined && { pageToken: query.page_token }),
     });
     return {
-      items: page.items.map((r) => toApiListItem(r, query.include)),
+      items: page.items.map((r) => toApiListItem(r, include.has('payload') ? 'payload' : undefined)),
       ...(page.next && { next_page_token: page.next }),
+      scanned: page.scanned,
+      scan_limit_reached: page.scanLimitReached,
     };
   }
 
