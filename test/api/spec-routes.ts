@@ -72,7 +72,12 @@ export const SPEC_ROUTES: SpecRoute[] = [
     // 503: Redis at its memory limit (redis-out-of-memory, with Retry-After), as for every write.
     statuses: [201, 503],
   },
-  { method: 'GET', path: `${V1}/runs`, role: 'viewer', query: ['queue', 'status', 'routine', 'jobType'] },
+  {
+    method: 'GET',
+    path: `${V1}/runs`,
+    role: 'viewer',
+    query: ['queue', 'status', 'routine', 'jobType', 'since', 'until', 'search', 'include'],
+  },
   { method: 'GET', path: `${V1}/runs/{id}`, role: 'viewer' },
   { method: 'POST', path: `${V1}/runs/{id}/cancel`, role: 'operator' },
   { method: 'GET', path: `${V1}/runs/{id}/events`, role: 'viewer', sse: true },

@@ -8,50 +8,80 @@ import { renderFields, renderTable } from '../output/table';
 import { followRun } from '../runs/follow-run';
 import { renderAttempts, runColumns, runFields } from '../runs/run-columns';
 
+interface RunsLsOptions {
+  queue?: string;
+  status?: RunStatus;
+  routine?: string;
+  jobType?: string;
+  since?: string;
+  until?: string;
+  search?: string;
+  system?: boolean;
+  limit: string;
+}
+
 export function registerRuns(program: Command, ctx: CliContext): void {
   const runs = program.command('runs').alias('run').description('list, inspect, follow and cancel runs');
 
   runs
     .command('ls')
     .alias('list')
-    .description('runs, newest first')
+    .description('runs, newest first: filter, or search payload fields, run ids and errors')
     .option('--queue <queue>', 'only this queue')
     .addOption(new Option('--status <status>', 'only this status').choices(RUN_STATUSES))
     .option('--routine <name>', 'only runs of this routine')
     .option('--job-type <type>', 'only this job type')
+    .option('--since <when>', 'created at or after: a duration ago (30m, 2h, 7d) or an ISO 8601 instant')
+    .option('--until <when>', 'created at or before: a duration ago or an ISO 8601 instant')
+    .option('--search <text>', 'field=value in the payload (customer.id=42), else a run id prefix or error text')
+    .option('--system', 'also runs of system routines (scheduled housekeeping, hidden by default)')
     .option('--limit <n>', 'at most this many', '50')
     .addHelpText(
       'after',
       `
+A search reads at most the newest 1000 runs of the range per request; the list says when it
+stopped there: narrow it with --since/--until, --queue, --routine or --status.
 Examples:
   drover runs ls --status running
   drover runs ls --routine nightly-report --limit 10
+  drover runs ls --search customer.id=42 --since 2h
+  drover runs ls --status parked --search ECONNREFUSED --since 2026-11-25T00:00:00Z --until 1d
   drover -o json runs ls --status parked | jq -r '.[].id'`,
     )
-    .action(async (o: { queue?: string; status?: RunStatus; routine?: string; jobType?: string; limit: string }) => {
+    .action(async (o: RunsLsOptions) => {
       const limit = parseCount(o.limit, '--limit');
-      const { items, more } = await collect(
-        (page_token, page_size) =>
-          ok(
-            ctx.api.GET('/api/v1/runs', {
-              params: {
-                query: {
-                  queue: o.queue,
-                  status: o.status,
-                  routine: o.routine,
-                  jobType: o.jobType,
-                  page_size,
-                  page_token,
-                },
+      let scan = { scanned: 0, limited: false };
+      const { items, more } = await collect(async (page_token, page_size) => {
+        const page = await ok(
+          ctx.api.GET('/api/v1/runs', {
+            params: {
+              query: {
+                queue: o.queue,
+                status: o.status,
+                routine: o.routine,
+                jobType: o.jobType,
+                since: o.since,
+                until: o.until,
+                search: o.search,
+                ...(o.system && { include: 'system' }),
+                page_size,
+                page_token,
               },
-            }),
-          ),
-        limit,
-      );
+            },
+          }),
+        );
+        scan = { scanned: scan.scanned + page.scanned, limited: page.scan_limit_reached };
+        return page;
+      }, limit);
       ctx.emit(items, () => {
-        if (items.length === 0) return 'no runs\n';
+        const note = scan.limited
+          ? ctx.colors.dim(
+              `(read ${scan.scanned} runs, the most one search reads; narrow --since/--until to look further)\n`,
+            )
+          : '';
+        if (items.length === 0) return `no runs\n${note}`;
         const tail = more ? ctx.colors.dim(`(first ${items.length}; --limit shows more)\n`) : '';
-        return renderTable(runColumns(ctx), items, ctx.width) + tail;
+        return renderTable(runColumns(ctx), items, ctx.width) + tail + note;
       });
     });
 

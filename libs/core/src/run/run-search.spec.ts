@@ -12,11 +12,13 @@ describe('finding a run', () => {
     ['2026-11-25T06:00:00Z', Date.parse('2026-11-25T06:00:00Z')],
     ['2026-11-25T07:00:00+01:00', Date.parse('2026-11-25T06:00:00Z')],
     ['2026-11-25', Date.parse('2026-11-25T00:00:00Z')],
+    ['-2h', now - 7_200_000],
+    ['today 06:00', Date.parse('2026-11-26T06:00:00Z')],
   ])('reads the time bound %s', (text, at) => {
     expect(parseTimeBound(text, now)).toBe(at);
   });
 
-  it.each(['', 'yesterday', '2 hours', '-2h', '2h ago', '2026-11-25T06:00:00', '11/25/2026', '2026-13-45', '2x'])(
+  it.each(['', 'yesterday', '2 hours', '250', '2h ago', '2026-11-25T06:00:00', '11/25/2026', '2026-13-45', '2x'])(
     'refuses the time bound %p',
     (text) => {
       expect(parseTimeBound(text, now)).toBeUndefined();

@@ -1,4 +1,4 @@
-import { parseDuration } from '../human-time';
+import { parseDuration, parseInstant } from '../human-time';
 
 /**
  * Finding a run: the time window, the free-text search and the predicate a listing applies to
@@ -13,12 +13,14 @@ import { parseDuration } from '../human-time';
 export const SEARCH_SCAN_LIMIT = 1000;
 
 /** What `parseTimeBound` accepts, for error messages and help texts. */
-export const TIME_BOUND_HINT = 'an ISO 8601 instant (2026-05-01T09:00:00Z) or a duration ago (30m, 2h, 7d)';
+export const TIME_BOUND_HINT =
+  'a duration ago (30m, 2h, 7d), an ISO 8601 instant with its zone (2026-05-01T09:00:00Z), or today|tomorrow HH:MM (UTC)';
 
 /**
- * A bound of a time window typed by a person → epoch ms, or undefined when it is none: a duration
- * means that long before `now` (`2h`, `90m`, `1h30m`, `7d`); else an ISO 8601 instant with a date
- * and, if it has a time, its zone (`Z` or an offset) so it reads the same everywhere.
+ * A bound of a time window typed by a person → epoch ms, or undefined when it is none. A bare
+ * duration means that long before `now` (`--since 2h`: the last two hours); an ISO 8601 instant
+ * needs a zone (`Z` or an offset) when it has a time, so it reads the same everywhere; the other
+ * forms people type elsewhere (`-30m`, `today 09:00`) read as they do there (see parseInstant).
  */
 export function parseTimeBound(text: string, now: number): number | undefined {
   const t = text.trim();
@@ -26,9 +28,13 @@ export function parseTimeBound(text: string, now: number): number | undefined {
     const ms = parseDuration(t);
     return ms === undefined ? undefined : now - ms;
   }
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(t)) return undefined;
-  const at = Date.parse(t);
-  return Number.isFinite(at) ? at : undefined;
+  if (/^\d/.test(t)) {
+    if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(t)) return undefined;
+    const at = Date.parse(t);
+    return Number.isFinite(at) ? at : undefined;
+  }
+  const iso = parseInstant(t, now);
+  return iso === undefined ? undefined : Date.parse(iso);
 }
 
 /** A search: a payload field's value (`customer.id=42`), or text matched against run ids and errors. */
