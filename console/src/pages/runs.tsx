@@ -7,7 +7,8 @@ import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { navigate, useRoute } from '../router';
 
-const FILTERS = ['queue', 'status', 'routine', 'jobType'] as const;
+/** The filters kept in the page's URL (`/ui/runs?search=customer.id%3D42&since=2h`), so a search can be shared. */
+const FILTERS = ['queue', 'status', 'routine', 'jobType', 'since', 'until', 'search', 'include'] as const;
 
 export function Runs() {
   const { query } = useRoute();
@@ -16,7 +17,11 @@ export function Runs() {
     string
   >;
   const key = FILTERS.map((k) => filter[k]).join('|');
-  const [pages, setPages] = useState<{ items: Run[]; next?: string }>({ items: [] });
+  const [pages, setPages] = useState<{ items: Run[]; next?: string; scanned: number; limited: boolean }>({
+    items: [],
+    scanned: 0,
+    limited: false,
+  });
   const [lookup, setLookup] = useState('');
   const load = async (token?: string) => {
     const q = Object.fromEntries(Object.entries(filter).filter(([, v]) => v));
@@ -28,13 +33,28 @@ export function Runs() {
   };
   const res = useResource(async () => {
     const page = await load();
-    setPages({ items: page.items, next: page.next_page_token });
+    setPages({
+      items: page.items,
+      next: page.next_page_token,
+      scanned: page.scanned,
+      limited: page.scan_limit_reached,
+    });
     return page;
   }, [key]);
-  useLiveReload(['run'], res.reload, (e) => e.action === 'status' && (!filter.queue || e.data?.queue === filter.queue));
+  // A search reads up to a thousand runs: it is not re-run on every status change (reload the page for news).
+  useLiveReload(
+    ['run'],
+    res.reload,
+    (e) => !filter.search && e.action === 'status' && (!filter.queue || e.data?.queue === filter.queue),
+  );
   const more = async () => {
     const page = await load(pages.next);
-    setPages({ items: [...pages.items, ...page.items], next: page.next_page_token });
+    setPages({
+      items: [...pages.items, ...page.items],
+      next: page.next_page_token,
+      scanned: pages.scanned + page.scanned,
+      limited: page.scan_limit_reached,
+    });
   };
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(query);
@@ -42,13 +62,13 @@ export function Runs() {
     else next.delete(k);
     navigate(`/runs${next.size ? `?${next}` : ''}`, true);
   };
-  const text = (k: (typeof FILTERS)[number], label: string) => (
-    <label>
+  const text = (k: (typeof FILTERS)[number], label: string, placeholder = 'any', hint?: string) => (
+    <label title={hint}>
       {label}
       <input
         value={filter[k]}
         onChange={(e) => set(k, (e.target as HTMLInputElement).value.trim())}
-        placeholder="any"
+        placeholder={placeholder}
       />
     </label>
   );
@@ -87,8 +107,30 @@ export function Runs() {
         </label>
         {text('routine', 'Routine')}
         {text('jobType', 'Job type')}
+        {text('since', 'Since', 'e.g. 2h', 'created at or after: 30m, 2h, 7d ago, or an ISO instant with its zone')}
+        {text('until', 'Until', 'now', 'created at or before: a duration ago, or an ISO instant with its zone')}
+        {text(
+          'search',
+          'Search',
+          'field=value, id or error',
+          'customer.id=42 matches a payload field; other text a run id prefix or an error message',
+        )}
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={filter.include === 'system'}
+            onChange={(e) => set('include', (e.target as HTMLInputElement).checked ? 'system' : '')}
+          />
+          Housekeeping runs
+        </label>
       </div>
       <ErrorNote error={res.error} />
+      {pages.limited && (
+        <p class="muted" role="status">
+          Read {pages.scanned} runs, the most one search reads: narrow Since / Until (or queue, routine, state) to look
+          further{pages.next ? ', or load more' : ''}.
+        </p>
+      )}
       {res.data && pages.items.length === 0 && <Empty>No runs match.</Empty>}
       {pages.items.length > 0 && (
         <div class="scroll">
