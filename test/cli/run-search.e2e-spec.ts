@@ -8,6 +8,21 @@ import { droverAs } from './support/drover-cli';
  * Finding a run over HTTP and with the built `drover` binary, against a real api process: the
  * window, the search, the hidden housekeeping and the 400s, as a user meets them.
  */
+/** What a policy file would hold; applied through the api (no scheduler here to apply a file). */
+const BUNDLE = {
+  queues: [
+    { name: 'default', concurrency: 1 },
+    { name: 'dead', concurrency: 1, maxAttempts: 1 },
+  ],
+  routines: ['billing', 'housekeeping'].map((name) => ({
+    name,
+    jobType: 'noop',
+    queue: 'default',
+    trigger: { kind: 'manual' },
+    system: name === 'housekeeping',
+  })),
+};
+
 describe('find a run: GET /runs and drover runs ls (real api)', () => {
   let api: ApiCluster;
   let viewer: ReturnType<typeof droverAs>;
@@ -31,23 +46,11 @@ describe('find a run: GET /runs and drover runs ls (real api)', () => {
 
   beforeAll(async () => {
     api = await ApiCluster.start('run-search', {
-      policy: {
-        queues: [
-          { name: 'default', concurrency: 1 },
-          { name: 'dead', concurrency: 1, maxAttempts: 1 },
-        ],
-        routines: ['billing', 'housekeeping'].map((name) => ({
-          name,
-          jobType: 'noop',
-          queue: 'default',
-          trigger: { kind: 'manual' },
-          system: name === 'housekeeping',
-        })),
-      },
       scheduler: false,
       worker: false,
     });
     viewer = droverAs(api, 'viewer');
+    expect((await api.call('POST', '/apply', { body: BUNDLE })).status).toBe(200);
     const { runs, keys, connections } = api.cluster;
     await runs.enqueue(run('b-1', 'billing', { customer: { id: 42 }, tags: ['vip'] }));
     await sleep(20);

@@ -9,6 +9,18 @@ import { launchChromium, loggedIn as consoleLogin, type ConsoleSession } from '.
  * the window go into the page's URL (a search can be shared), housekeeping runs show only when
  * asked, and the page stays accessible in light and dark.
  */
+/** What a policy file would hold; applied through the api (no scheduler here to apply a file). */
+const BUNDLE = {
+  queues: [{ name: 'default' }],
+  routines: ['billing', 'housekeeping'].map((name) => ({
+    name,
+    jobType: 'noop',
+    queue: 'default',
+    trigger: { kind: 'manual' },
+    system: name === 'housekeeping',
+  })),
+};
+
 describe('web console: find a run (chromium, real api)', () => {
   let api: ApiCluster;
   let browser: Browser;
@@ -29,21 +41,12 @@ describe('web console: find a run (chromium, real api)', () => {
   beforeAll(async () => {
     [api, browser] = await Promise.all([
       ApiCluster.start('console-find', {
-        policy: {
-          queues: [{ name: 'default' }],
-          routines: ['billing', 'housekeeping'].map((name) => ({
-            name,
-            jobType: 'noop',
-            queue: 'default',
-            trigger: { kind: 'manual' },
-            system: name === 'housekeeping',
-          })),
-        },
         scheduler: false,
         worker: false,
       }),
       launchChromium(),
     ]);
+    expect((await api.call('POST', '/apply', { body: BUNDLE })).status).toBe(200);
     const { runs } = api.cluster;
     await runs.enqueue(run('b-1', 'billing', { customer: { id: 42 } }));
     await runs.enqueue(run('b-2', 'billing', { customer: { id: 7 } }));

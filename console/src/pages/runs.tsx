@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { RUN_STATUSES } from '@drover/core/words';
 import { api, ok, type Run } from '../api';
 import { Empty, ErrorNote, Page, Status, Time, RunLink } from '../components/bits';
@@ -23,6 +23,18 @@ export function Runs() {
     limited: false,
   });
   const [lookup, setLookup] = useState('');
+  // What is typed but not applied yet: a re-render (a live update, another field applied) keeps it;
+  // a filter changed in the address (back, a shared link) replaces only that field.
+  const [draft, setDraft] = useState(filter);
+  const applied = useRef(filter);
+  useEffect(() => {
+    const before = applied.current;
+    applied.current = filter;
+    setDraft((d) => ({
+      ...d,
+      ...Object.fromEntries(FILTERS.filter((k) => filter[k] !== before[k]).map((k) => [k, filter[k]])),
+    }));
+  }, [key]);
   const load = async (token?: string) => {
     const q = Object.fromEntries(Object.entries(filter).filter(([, v]) => v));
     return ok(
@@ -66,7 +78,8 @@ export function Runs() {
     <label title={hint}>
       {label}
       <input
-        value={filter[k]}
+        value={draft[k]}
+        onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value })}
         onChange={(e) => set(k, (e.target as HTMLInputElement).value.trim())}
         placeholder={placeholder}
       />
