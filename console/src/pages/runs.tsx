@@ -74,10 +74,11 @@ export function Runs() {
     else next.delete(k);
     navigate(`/runs${next.size ? `?${next}` : ''}`, true);
   };
-  const text = (k: (typeof FILTERS)[number], label: string, placeholder = 'any', hint?: string) => (
+  const text = (k: (typeof FILTERS)[number], label: string, placeholder = 'any', hint?: string, wide = false) => (
     <label title={hint}>
       {label}
       <input
+        class={wide ? 'wide' : undefined}
         value={draft[k]}
         onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value })}
         onChange={(e) => set(k, (e.target as HTMLInputElement).value.trim())}
@@ -127,6 +128,7 @@ export function Runs() {
           'Search',
           'field=value, id or error',
           'customer.id=42 matches a payload field; other text a run id prefix or an error message',
+          true,
         )}
         <label class="check">
           <input
