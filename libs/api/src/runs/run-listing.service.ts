@@ -111,13 +111,17 @@ export class RunListing {
             load: marking((refs) => this.runs.loadRuns(refs)),
           })
         : await pageOfRuns(
+            // The window before the cut: with `until`, ended runs older than the newest are listed too.
             (
               await this.runs.recentRunRefs({
                 limit: depth,
                 ...(q.queue && { queue: q.queue }),
                 ...(q.status && { status: q.status }),
+                ...(window.until !== undefined && { until: window.until }),
               })
-            ).slice(0, depth),
+            )
+              .filter((r) => inTimeWindow(r.createdAt, window))
+              .slice(0, depth),
             { ...paging, load: marking((refs) => this.runs.loadRecent(refs)) },
           );
     return {

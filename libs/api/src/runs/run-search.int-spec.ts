@@ -30,7 +30,7 @@ describe('GET /runs filters and search (RunListing on a real redis-server)', () 
   const search = (text: string) => parseRunSearch(text)!;
 
   beforeAll(async () => {
-    await c.registry.put([{ name: 'q', maxAttempts: 1 }, { name: 'bulk' }]);
+    await c.registry.put([{ name: 'q', maxAttempts: 1 }, { name: 'bulk' }, { name: 'ended' }]);
     const bundle = parseBundle({
       queues: [{ name: 'q' }],
       routines: ['billing', 'housekeeping', 'bulk'].map((name) => ({
@@ -126,5 +126,38 @@ describe('GET /runs filters and search (RunListing on a real redis-server)', () 
     // A window is applied before anything is read: none of the bulk runs are before T0 + 5h.
     const narrow = await listing.page({ queue: 'bulk', pageSize: 20, search: search('i=5'), until: '2h' });
     expect(narrow).toMatchObject({ items: [], scanned: 0 });
+  }, 60_000);
+
+  it('with until, reaches ended runs older than the newest 1000 of their state', async () => {
+    const [old, recent] = [T0 + 6 * HOUR, T0 + 8 * HOUR];
+    const made = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        run(`${prefix}-${String(i).padStart(4, '0')}`, 'bulk', {}, { queue: 'ended' }),
+      );
+    clock.t = old;
+    await c.runs.enqueueMany(made('old', 30));
+    clock.t = recent;
+    for (let i = 0; i < 1050; i += 350) await c.runs.enqueueMany(made('new', 1050).slice(i, i + 350));
+    const worker = new Worker(c.keys.bullQueueName('ended'), () => Promise.resolve({}), {
+      connection: c.connections.open('blocking', 'ender'),
+      prefix: c.keys.bullPrefix,
+      concurrency: 50,
+    });
+    const queue = c.bull.get('ended');
+    while ((await queue.getCompletedCount()) < 1080) await new Promise((r) => setTimeout(r, 100));
+    await worker.close();
+    // As if they had ended when they were made: BullMQ scores an ended job by when it ended.
+    const pipe = c.connections.command.pipeline();
+    for (const r of made('old', 30)) pipe.zadd(queue.toKey('completed'), old + 1000, r.id);
+    for (const r of made('new', 1050)) pipe.zadd(queue.toKey('completed'), recent + 1000, r.id);
+    await pipe.exec();
+    clock.t = recent + HOUR;
+    const page = await listing.page({ queue: 'ended', pageSize: 100, until: new Date(old + 5000).toISOString() });
+    expect(page.items.map((r) => r.id)).toEqual(
+      made('old', 30)
+        .map((r) => r.id)
+        .reverse(),
+    );
+    expect(page.items.every((r) => r.status === 'succeeded')).toBe(true);
   }, 60_000);
 });

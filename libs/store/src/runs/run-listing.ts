@@ -26,7 +26,16 @@ export interface QueueRunsQuery {
   status?: RunStatus;
   /** At most this many (1–1000); default 50. */
   limit?: number;
+  /**
+   * Also reach back to runs created at or before this instant (epoch ms): ended runs (completed,
+   * failed) are kept by when they ended, so the newest `limit` that ended by `until` — all created
+   * by then — are listed besides the newest `limit` of each state. Callers filter the creation window.
+   */
+  until?: number;
 }
+
+/** BullMQ keeps ended jobs in sorted sets scored by when they ended. */
+const ENDED_STATES: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 /** A run held in a job, as a listing first sees it (before reading the job): where, since when, in which state. */
 export interface QueueRunRef extends RunRef {
@@ -54,7 +63,14 @@ export async function listQueueRunRefs(
   const perQueue = await Promise.all(
     queues.map(async (queue) => {
       const q = bull.get(queue);
-      const ids = await Promise.all(states.map((state) => q.getRanges([state], 0, limit - 1, false)));
+      const ids = await Promise.all(
+        states.map(async (state) => {
+          const newest = await q.getRanges([state], 0, limit - 1, false);
+          if (query.until === undefined || !ENDED_STATES.has(state)) return newest;
+          const endedBy = await redis.zrevrangebyscore(q.toKey(state), query.until, '-inf', 'LIMIT', 0, limit);
+          return [...newest, ...endedBy];
+        }),
+      );
       const seen = new Set<string>();
       const refs = ids.flatMap((list, s) =>
         list
