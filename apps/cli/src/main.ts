@@ -1,7 +1,9 @@
+import './compile-cache';
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
+import { SHOW_CURSOR } from './output/live-block';
 
 const io: CliIo = {
   out: (text) => process.stdout.write(text),
@@ -35,12 +37,14 @@ const io: CliIo = {
 
 /**
  * Ctrl-C during a watch, a bulk operation or a question: stop quietly with the shell's code for
- * SIGINT. The terminal echoed `^C` after whatever was on the cursor's row (a progress line, the
- * question): end that row, or the shell's next output runs into it.
+ * SIGINT. The terminal echoed `^C` after whatever was on the cursor's row (a live block's last
+ * row, a progress bar, the question): end that row, or the shell's next output runs into it.
  */
 function interrupted(): never {
   if (process.stderr.isTTY) process.stderr.write('\n');
   else if (process.stdout.isTTY) process.stdout.write('\n');
+  // A live block hides the cursor while it redraws: the shell gets it back.
+  if (process.stdout.isTTY) process.stdout.write(SHOW_CURSOR);
   process.exit(ExitCode.interrupted);
 }
 
