@@ -55,8 +55,15 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-void runCli(process.argv.slice(2), io).then((code) => {
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+
+void runCli(process.argv.slice(2), io).then(async (code) => {
   process.exitCode = code;
-  // Whatever a command left open (a keep-alive socket) must not hold the terminal.
+  // Whatever a command left open must not hold the terminal: fetch keeps its connection to the
+  // api alive for the next request, which never comes, and the process would wait for it. Exit as
+  // soon as the output is out (the timer, in case a stream never reports back).
   setTimeout(() => process.exit(code), 200).unref();
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 });
