@@ -54,9 +54,14 @@ const config: Config = {
       ...shared,
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,observability,test}/**/*.int-spec.ts'],
-      testTimeout: 30_000,
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest/int-timeout.ts'],
     },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'], testTimeout: 120_000 },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest/e2e-timeout.ts'],
+    },
   ],
 };
 

@@ -9,8 +9,8 @@
  *    looks only at the newest hit to know the window is over, so its bookkeeping costs both sides
  *    the same, and little.
  *    Then Drover again with BENCH_IDLE_ROUTINES (100000) more routines that never fire in the window.
- * 2. Reconcile at scale: N routines — first reconcile, a restart with nothing changed (time and
- *    BullMQ writes), and Redis bytes per routine.
+ * 2. Reconcile at scale (reconcile-at-scale.ts): N routines — first reconcile, a restart with
+ *    nothing changed (time and BullMQ writes), and Redis bytes per routine.
  *
  * Env: REDIS_URL, BENCH_ROUTINES (200), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_SCALE_ROUTINES
  * (100000; 0 skips part 2), BENCH_IDLE_ROUTINES (= BENCH_SCALE_ROUTINES). The Drover side takes
@@ -22,22 +22,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { stringify } from 'yaml';
-import { parseBundle, type Routine } from '@drover/core';
-import { SystemClock, DroverKeys, RedisConnections } from '@drover/redis';
-import { DroverMetrics } from '@drover/metrics';
-import {
-  DEFAULT_SCHEDULER_OPTIONS,
-  Disarmer,
-  FiresQueue,
-  LeaderElector,
-  Reconciler,
-  Watchdog,
-} from '@drover/scheduler';
-import { BullQueues, FIRES_QUEUE, RoutineIndex, RoutineStore, SlotClaims, SlotSkips } from '@drover/store';
+import { DroverKeys, RedisConnections } from '@drover/redis';
+import { FIRES_QUEUE, RoutineStore } from '@drover/store';
 import { startApp, startHttpOracle, uniquePrefix, type HttpOracle } from '@drover/testing';
 import { script, spawnChild } from './deployed/child';
+import { reconcileAtScale, routine } from './reconcile-at-scale';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROUTINES = Number(process.env.BENCH_ROUTINES ?? 200);
@@ -220,143 +210,6 @@ async function rawLateness(): Promise<ReturnType<typeof stats>> {
   }
 }
 
-function routine(i: number): Routine {
-  const res = parseBundle(
-    {
-      routines: [
-        {
-          name: `scale-${i}`,
-          jobType: 'noop',
-          queue: 'default',
-          // Half cron, half interval; none fires during the benchmark.
-          trigger:
-            i % 2
-              ? { kind: 'cron', cron: '0 3 1 1 *', tz: 'Europe/Berlin' }
-              : { kind: 'interval', everyMs: 86_400_000 },
-        },
-      ],
-    },
-    { knownQueues: ['default'] },
-  );
-  if (!res.ok) throw new Error(res.errors.join());
-  return res.bundle.routines[0]!;
-}
-
-async function commandCalls(redis: Redis, names: string[]): Promise<number> {
-  const info = await redis.info('commandstats');
-  return names.reduce((sum, n) => sum + Number(new RegExp(`cmdstat_${n}:calls=(\\d+)`).exec(info)?.[1] ?? 0), 0);
-}
-
-async function reconcileAtScale(): Promise<void> {
-  const probe = new Redis(REDIS_URL);
-  const keys = new DroverKeys(uniquePrefix('scale'), false);
-  const log = pino({ level: 'warn' });
-  const clock = new SystemClock();
-  const conns = new RedisConnections({ kind: 'url', url: REDIS_URL, tls: false }, 'bench');
-  const memBefore = Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-  const fires = FiresQueue.create(conns, keys);
-  const elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'bench', leaseMs: 600_000 });
-  elector.start();
-  const lead = await elector.waitForLeadership();
-  const isCurrent = () => true;
-  const routines = new RoutineStore(conns.command, keys);
-  const index = new RoutineIndex(conns.command, keys);
-  const first = new Reconciler(conns, keys, routines, index, fires, clock, log);
-  // Grown in steps; each step's reconcile writes only the routines it added (the diff).
-  const steps = [...new Set([Math.round(SCALE / 10), Math.round(SCALE / 2), SCALE])].filter((n) => n > 0);
-  const curve: { routines: number; createS: number; reconcileS: number; written: number; bytes: number }[] = [];
-  let have = 0;
-  let firstS = 0;
-  let createS = 0;
-  let upserted = 0;
-  for (const target of steps) {
-    const defs = Array.from({ length: target - have }, (_, i) => routine(have + i));
-    let t = performance.now();
-    await routines.createMany(defs, 'api', clock.now());
-    const stepCreateS = (performance.now() - t) / 1000;
-    t = performance.now();
-    const report = await first.reconcileAll(lead, isCurrent);
-    const stepS = (performance.now() - t) / 1000;
-    const mem = Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-    curve.push({
-      routines: target,
-      createS: stepCreateS,
-      reconcileS: stepS,
-      written: report.upserted.length,
-      bytes: (mem - memBefore) / target,
-    });
-    firstS += stepS;
-    createS += stepCreateS;
-    upserted += report.upserted.length;
-    have = target;
-  }
-  const memAfter = Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-
-  // A restart: a new reconciler, same Redis, nothing changed.
-  const writeCmds = ['evalsha', 'eval', 'hset', 'hdel', 'zadd', 'zrem', 'set', 'del', 'lrem', 'lpush', 'fcall'];
-  const writesBefore = await commandCalls(probe, writeCmds);
-  const second = new Reconciler(conns, keys, routines, index, fires, clock, log);
-  const t = performance.now();
-  const onElection = await second.onElection(lead, isCurrent);
-  const restartS = (performance.now() - t) / 1000;
-  const writes = (await commandCalls(probe, writeCmds)) - writesBefore - 1; // - the INFO probe itself is no write
-
-  // The leader's watchdog at this scale: its first pass looks at every routine created (their
-  // entries start at 0), the next ones read only what is due; a full pass's rebuild of its index.
-  const bull = new BullQueues(conns, keys);
-  const makeWatchdog = () =>
-    new Watchdog(
-      routines,
-      index,
-      new Disarmer(new SlotClaims(conns.command, keys), bull, clock, log, new SlotSkips(conns.command, keys)),
-      bull,
-      clock,
-      new DroverMetrics({ defaultMetrics: false }),
-      DEFAULT_SCHEDULER_OPTIONS,
-      log,
-      // No routine here is buffer-one: the watchdog never asks the run store for a buffered run.
-      { startBuffered: () => Promise.resolve(undefined) } as unknown as ConstructorParameters<typeof Watchdog>[8],
-    );
-  const watchdog = makeWatchdog();
-  const timed = async (fn: () => Promise<unknown>) => {
-    const t0 = performance.now();
-    await fn();
-    return (performance.now() - t0) / 1000;
-  };
-  const firstPassS = await timed(() => watchdog.pass(lead, isCurrent));
-  const passWritesBefore = await commandCalls(probe, writeCmds);
-  const idlePassS = await timed(() => watchdog.pass(lead, isCurrent));
-  const passWrites = (await commandCalls(probe, writeCmds)) - passWritesBefore - 1;
-  const snap = await second.snapshot();
-  const rebuildS = await timed(() => makeWatchdog().rebuild(lead, snap));
-
-  console.log(`\n-- reconcile at scale: ${SCALE} routines (half cron with tz, half interval)`);
-  for (const c of curve) {
-    console.log(
-      `   at ${String(c.routines).padStart(7)}: created in ${c.createS.toFixed(2)} s, reconciled ${c.written} new in ` +
-        `${c.reconcileS.toFixed(2)} s (${((c.reconcileS * 1e6) / Math.max(1, c.written)).toFixed(0)} µs each), ` +
-        `${Math.round(c.bytes)} B per routine`,
-    );
-  }
-  console.log(`   create routines (bulk)                 ${createS.toFixed(2)} s`);
-  console.log(`   first reconcile, all steps             ${firstS.toFixed(2)} s  (${upserted} Job Schedulers written)`);
-  console.log(
-    `   restart, nothing changed               ${restartS.toFixed(2)} s  (a new leader reconciles: ${onElection}; ${Math.max(0, writes)} write commands)`,
-  );
-  console.log(`   Redis bytes per routine (all keys)     ${Math.round((memAfter - memBefore) / SCALE)} B`);
-  console.log(`   watchdog, first pass (looks at all)    ${firstPassS.toFixed(2)} s`);
-  console.log(
-    `   watchdog, a pass with nothing due      ${(idlePassS * 1000).toFixed(1)} ms  (${Math.max(0, passWrites)} write commands)`,
-  );
-  console.log(`   index rebuild (a full pass, cold)      ${rebuildS.toFixed(2)} s`);
-  await bull.closeAll();
-  await elector.stop();
-  await fires.obliterate({ force: true }).catch(() => undefined);
-  await fires.close();
-  await conns.closeAll();
-  probe.disconnect();
-}
-
 async function main(): Promise<void> {
   console.log(
     `-- fire lateness: ${ROUTINES} routines every 1 s, ${SECONDS} s window, ${ROUNDS} alternating rounds (ms, run start − slot)`,
@@ -400,7 +253,7 @@ async function main(): Promise<void> {
   if (amongIdle) console.log(`   a lost fire among ${IDLE} idle routines ran ${amongIdle.repairMs} ms after its slot`);
   const expected = ROUTINES * SECONDS;
   if (drover.n < expected || raw.n < expected) console.log(`   note: expected ${expected} runs per side`);
-  if (SCALE > 0) await reconcileAtScale();
+  if (SCALE > 0) await reconcileAtScale(REDIS_URL, SCALE);
 }
 
 main().then(

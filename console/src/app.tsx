@@ -77,8 +77,10 @@ export function App() {
     );
 
   const logout = async () => {
-    await api.DELETE('/api/v1/session').catch(() => undefined);
+    // The feed closes first: once the session is gone its reconnect (and the "who am I" it would
+    // prompt) would only be refused with a 401.
     feed.stop();
+    await api.DELETE('/api/v1/session').catch(() => undefined);
     setSession(null);
   };
   const section = '/' + (path.split('/')[1] ?? '');

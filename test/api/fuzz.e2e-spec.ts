@@ -70,6 +70,34 @@ describe(`api fuzzing from the OpenAPI document (seed ${settings.seed}, ${settin
     expect(target.doc).toEqual(committed);
   });
 
+  it('documents every routines route in the OpenAPI document', async () => {
+    const doc = (await api.call('GET', '/openapi.json', { as: 'none' })).body;
+    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) =>
+      Object.values(p).map((o) => o.operationId),
+    );
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        'listRoutines',
+        'createRoutine',
+        'getRoutine',
+        'putRoutine',
+        'patchRoutine',
+        'deleteRoutine',
+        'pauseRoutine',
+        'resumeRoutine',
+        'triggerRoutine',
+        'backfillRoutine',
+        'previewRoutine',
+        'listRoutineRuns',
+        'routineStats',
+        'applyPolicy',
+      ]),
+    );
+    expect(doc.components.schemas.Routine.properties.definition).toEqual({
+      $ref: '#/components/schemas/RoutineDefinition',
+    });
+  });
+
   it.each(operationsOf(expected).map((o) => [`${o.method} ${o.path}`, o] as const))(
     '%s keeps its documented contract for generated calls',
     async (_name, found) => {

@@ -10,8 +10,11 @@ const office = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** A routine with several triggers through a real api process: validation, the view, preview and a PATCH. */
-describe('routines api: several triggers', () => {
+/**
+ * Triggers through a real api process: several triggers (validation, the view, preview and a PATCH),
+ * and a cron's preview in UTC and local time across a DST gap.
+ */
+describe('routines api: triggers and their preview', () => {
   let api: ApiCluster;
 
   beforeAll(async () => {
@@ -71,5 +74,35 @@ describe('routines api: several triggers', () => {
     expect(patched.status).toBe(200);
     expect(patched.body.definition.trigger).toEqual(weekends);
     expect(patched.body.definition.triggers).toBeUndefined();
+  });
+
+  it('previews fire times in UTC and local time, marking a fire moved by a DST gap', async () => {
+    await api.call('POST', '/routines', {
+      as: 'operator',
+      body: {
+        name: 'dst',
+        jobType: 'noop',
+        queue: 'default',
+        trigger: { kind: 'cron', cron: '30 2 * * *', tz: 'Europe/Berlin' },
+      },
+    });
+    const res = await api.call('GET', '/routines/dst/preview?count=3&from=2026-03-27T12:00:00Z', { as: 'viewer' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      routine: 'dst',
+      tz: 'Europe/Berlin',
+      paused: false,
+      items: [
+        { at: '2026-03-28T01:30:00.000Z', local: '2026-03-28T02:30:00.000+01:00' },
+        { at: '2026-03-29T01:00:00.000Z', local: '2026-03-29T03:00:00.000+02:00', dst: 'gap' },
+        { at: '2026-03-30T00:30:00.000Z', local: '2026-03-30T02:30:00.000+02:00' },
+      ],
+    });
+    expect((await api.call('GET', '/routines/dst/preview', { as: 'viewer' })).body.items).toHaveLength(10);
+    const bad = expectProblem(
+      await api.call('GET', '/routines/dst/preview?count=101&from=tomorrow', { as: 'viewer' }),
+      400,
+    );
+    expect(bad.errors?.map((e) => e.path).sort()).toEqual(['query.count', 'query.from']);
   });
 });

@@ -8,9 +8,10 @@ import { CLI } from './support/drover-cli';
 import { TmuxServer, type Terminal } from './support/terminal';
 
 /**
- * The CLI's live views in a real terminal (tmux): `runs watch` and `--wait` redraw a progress line
- * in place, bulk replays draw a progress bar and ask `[y/N]` on a terminal. The pane is read the
- * way a person reads it, and every claim is checked against the api's own view of the runs.
+ * The CLI's live views in a real terminal (tmux): `runs watch` and `--wait` redraw their status and
+ * progress rows in place (lines into a pipe), bulk replays draw a progress bar and ask `[y/N]` on a
+ * terminal. The pane is read the way a person reads it, and every claim is checked against the
+ * api's own view of the runs.
  */
 jest.setTimeout(30_000);
 
@@ -114,6 +115,33 @@ describe('drover live views in a terminal (real api + scheduler + worker, tmux)'
     // The progress line was replaced in place, not left behind or run into the final lines.
     expect(pane).not.toMatch(/progress \{/);
     expect((await runOf(id)).status).toBe('succeeded');
+  });
+
+  it('runs watch redraws in place on a terminal (no scroll of old states) and prints lines into a pipe', async () => {
+    const id = await enqueue('sleep', { ms: 2_500 });
+    const t = await open('redraw');
+    await t.type(`drover runs watch ${id}; echo "exit=$?"`);
+    const during = await t.waitFor(
+      'running with progress',
+      (p) => /running {2}attempt 1\/1[^\n]*\n[^\n]*progress \{/.test(p) && p,
+    );
+    expect(await t.exitCode()).toBe(0);
+    const after = await t.capture();
+    // The block's rows were replaced: one status row on screen before and after, the new state in it.
+    const statusRows = (pane: string) => pane.split('\n').filter((l) => /attempt 1\/1/.test(l));
+    expect(statusRows(during)).toEqual([expect.stringMatching(/running/)]);
+    expect(statusRows(after)).toEqual([expect.stringMatching(/succeeded {2}attempt 1\/1/)]);
+    expect(after).not.toMatch(/running|progress/);
+
+    // Not a terminal: one line per change, every state kept.
+    const piped = await open('piped');
+    const again = await enqueue('sleep', { ms: 1_500 });
+    await piped.type(`drover runs watch ${again} | cat; echo "exit=\${PIPESTATUS[0]}"`);
+    expect(await piped.exitCode()).toBe(0);
+    const lines = await piped.capture();
+    expect(lines).toMatch(
+      /running {2}attempt 1\/1[^\n]*\n(\d\d:\d\d:\d\d {2}progress \{[^\n]*\n)+\d\d:\d\d:\d\d {2}succeeded/,
+    );
   });
 
   it('runs watch of a run that ends parked: shows the error, exit 1; of a finished run: at once', async () => {

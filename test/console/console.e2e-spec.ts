@@ -199,9 +199,13 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     expect((await bare.json()).detail).toContain('X-Drover-CSRF');
     expect((await api.call('GET', '/routines/ticker')).body.status).toBe('paused');
 
+    const before = errors.length;
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByLabel('API token').waitFor();
     expect(await context.cookies()).toEqual([]);
+    // The ended session's live feed is closed, not refused: no 401 shows up in the console.
+    await page.waitForTimeout(1_000);
+    expect(errors.slice(before)).toEqual([]);
   }, 30_000);
 
   it("shows the routine's slot ledger as a strip: one cell per slot, its exact time and fate on hover and as text", async () => {

@@ -1,5 +1,4 @@
 import { createDroverApiClient, readEventStream, type DroverApiClient, type SseEvent } from '@drover/api-client';
-import { stringify as toYaml } from 'yaml';
 import { UsageError } from './cli-error';
 import { resolveTarget, type ApiTarget } from './config/profiles';
 import type { CliIo } from './io';
@@ -79,7 +78,10 @@ export class CliContext {
   emit(data: unknown, human: () => string): void {
     const format = this.format;
     if (format === 'json') this.io.out(JSON.stringify(data, null, 2) + '\n');
-    else if (format === 'yaml') this.io.out(toYaml(data));
+    // yaml is required here, not imported at the top: it takes a start tens of ms to load, and
+    // only `-o yaml` and the files it reads need it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    else if (format === 'yaml') this.io.out((require('yaml') as typeof import('yaml')).stringify(data));
     else this.io.out(human());
   }
 

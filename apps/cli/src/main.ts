@@ -1,7 +1,9 @@
+import './compile-cache';
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
+import { SHOW_CURSOR } from './output/live-block';
 
 const io: CliIo = {
   out: (text) => process.stdout.write(text),
@@ -35,12 +37,14 @@ const io: CliIo = {
 
 /**
  * Ctrl-C during a watch, a bulk operation or a question: stop quietly with the shell's code for
- * SIGINT. The terminal echoed `^C` after whatever was on the cursor's row (a progress line, the
- * question): end that row, or the shell's next output runs into it.
+ * SIGINT. The terminal echoed `^C` after whatever was on the cursor's row (a live block's last
+ * row, a progress bar, the question): end that row, or the shell's next output runs into it.
  */
 function interrupted(): never {
   if (process.stderr.isTTY) process.stderr.write('\n');
   else if (process.stdout.isTTY) process.stdout.write('\n');
+  // A live block hides the cursor while it redraws: the shell gets it back.
+  if (process.stdout.isTTY) process.stdout.write(SHOW_CURSOR);
   process.exit(ExitCode.interrupted);
 }
 
@@ -51,8 +55,15 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-void runCli(process.argv.slice(2), io).then((code) => {
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+
+void runCli(process.argv.slice(2), io).then(async (code) => {
   process.exitCode = code;
-  // Whatever a command left open (a keep-alive socket) must not hold the terminal.
+  // Whatever a command left open must not hold the terminal: fetch keeps its connection to the
+  // api alive for the next request, which never comes, and the process would wait for it. Exit as
+  // soon as the output is out (the timer, in case a stream never reports back).
   setTimeout(() => process.exit(code), 200).unref();
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 });

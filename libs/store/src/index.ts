@@ -40,7 +40,7 @@ export {
 
 // Runs: creating, reading and cancelling them, and the view every face shows of one.
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
-export { type NewRun, type SkippedRun } from './runs/run-writer';
+export { type NewRun, type SkippedRun } from './runs/new-run';
 export { attemptOf, type RunView } from './runs/run-view';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 export { ProducerCodes } from './runs/producer-codes';

@@ -9,6 +9,7 @@ export * from './job-context';
 export * from './job-handler.decorator';
 export * from './handler-registry.service';
 export * from './job-executor';
+export * from './consumer-deps';
 export * from './queue-consumer';
 export * from './worker-runtime.options';
 export * from './worker-runtime.service';

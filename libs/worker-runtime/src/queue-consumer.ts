@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
-import type { Logger } from 'pino';
-import { afterFailure, retryDelayMs, type Queue, type Random } from '@drover/core';
-import { OutOfMemoryPause, type Clock, type DroverKeys, type RedisConnections } from '@drover/redis';
-import type { BullQueues, ProducerCodes, SlotClaims } from '@drover/store';
+import { afterFailure, retryDelayMs, type Queue } from '@drover/core';
+import { OutOfMemoryPause } from '@drover/redis';
 import {
   attemptOf,
   canceledMarker,
@@ -16,40 +14,14 @@ import { attemptError, lostAttempts, type AttemptError } from './attempt-errors'
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
-import type { HandlerRegistry } from './handler-registry.service';
 import { executeAttempt, type AttemptOutcome } from './job-executor';
 import { HandlerContext } from './handler-context';
 import { AttemptAbort } from './attempt-abort';
-import type { PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
 import { measuresLateness, refuseStaleArm, sendBackUntilSlot } from './slot-start';
-import type { RunMetrics } from './run-metrics';
-import type { RoutineStatsRecorder } from './routine-stats-recorder';
-
-export interface ConsumerDeps {
-  connections: RedisConnections;
-  keys: DroverKeys;
-  bull: BullQueues;
-  handlers: HandlerRegistry;
-  metrics: RunMetrics;
-  /** Per-routine run statistics (batched; see RoutineStatsRecorder). */
-  stats: RoutineStatsRecorder;
-  log: Logger;
-  instanceId: string;
-  pendingCancels: PendingCancels;
-  claims: SlotClaims;
-  clock: Clock;
-  /** Draws the retry jitter. */
-  random: Random;
-  /** The names of the producer codes runs carry (one per process). */
-  producers: ProducerCodes;
-  /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
-  armLeadMs: number;
-  /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */
-  startBuffered?: (routine: string) => Promise<unknown>;
-}
+import type { ConsumerDeps } from './consumer-deps';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
 const DROVER_BACKOFF = { type: 'drover' } as const;

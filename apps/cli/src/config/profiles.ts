@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
 import { CliError, UsageError } from '../cli-error';
+import { wellFormedProfileFile, type Profile, type ProfileFile } from './profile-shape';
 
 /** Where the API is and who we are to it, after flags, environment and profile are combined. */
 export interface ApiTarget {
@@ -14,24 +13,6 @@ export interface ApiTarget {
 }
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
-
-const profileSchema = z
-  .object({
-    url: z.string().min(1),
-    token: z.string().min(1).optional(),
-    tokenFile: z.string().min(1).optional(),
-  })
-  .strict()
-  .refine((p) => !(p.token && p.tokenFile), { message: 'set token or tokenFile, not both' });
-
-const fileSchema = z
-  .object({
-    current: z.string().optional(),
-    profiles: z.record(z.string(), profileSchema).default({}),
-  })
-  .strict();
-
-export type ProfileFile = z.infer<typeof fileSchema>;
 
 /** `DROVER_CLI_CONFIG`, else `$XDG_CONFIG_HOME/drover/cli.yaml`, else `~/.config/drover/cli.yaml`. */
 export function profileFilePath(env: NodeJS.ProcessEnv): string {
@@ -51,10 +32,17 @@ export function readProfileFile(path: string): ProfileFile | undefined {
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    // Loaded here, not at start: only a start that reads the file pays for the YAML parser.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { parse } = require('yaml') as typeof import('yaml');
+    raw = parse(text) ?? {};
   } catch (err) {
     throw new CliError(`the profile file ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
+  const file = wellFormedProfileFile(raw);
+  if (file) return file;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { fileSchema } = require('./profile-schema') as typeof import('./profile-schema');
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -81,7 +69,7 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): ApiTa
     wanted !== undefined || !(flags.apiUrl ?? env.DROVER_API_URL) || !(flags.token ?? env.DROVER_TOKEN);
   const file = needProfile ? readProfileFile(path) : undefined;
   const name = wanted ?? file?.current;
-  let profile: z.infer<typeof profileSchema> | undefined;
+  let profile: Profile | undefined;
   if (name !== undefined) {
     profile = file?.profiles[name];
     if (!profile) {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { drover } from '../testing/fake-io';
+import { screen } from '../testing/screen';
 
 const run = (status: string, extra: Record<string, unknown> = {}) => ({
   id: 'r1',
@@ -47,6 +48,29 @@ describe('runs watch when the event stream drops', () => {
     expect(s.opened()).toBe(2);
     expect(res.out).toMatch(/running {2}attempt 1\/3\n.*succeeded {2}attempt 1\/3\n/);
     expect(res.out).toMatch(/run r1 succeeded\n$/);
+  });
+
+  it('on a terminal, redraws status and progress in place: the screen ends with the final state once', async () => {
+    const s = await streamServer([
+      [
+        sse('status', run('running', { worker: 'w1' })),
+        sse('progress', { progress: { percent: 10 } }),
+        sse('progress', { progress: { percent: 60 } }),
+        sse('status', run('retrying', { error: { message: 'boom' } })),
+        sse('status', run('running', { attempt: 2, worker: 'w1' })),
+        sse('progress', { progress: { percent: 90 } }),
+        sse('status', run('succeeded', { attempt: 2, worker: 'w1' })),
+        sse('end', { id: 'r1', status: 'succeeded' }),
+      ],
+    ]);
+    server = s.server;
+    const res = await drover(['--no-color', 'runs', 'watch', 'r1', '--api-url', s.url], { isTty: true });
+    expect(res.code).toBe(0);
+    // Every state was drawn…
+    expect(res.out).toContain('progress {"percent":60}');
+    expect(res.out).toContain('retrying  attempt 1/3  boom');
+    // …and the screen keeps only the last: no scroll of old states, no progress after the end.
+    expect(screen(res.out)).toEqual(['00:00:00  succeeded  attempt 2/3  on w1', 'run r1 succeeded', '']);
   });
 
   it('exits 1 with the error when the run settles other than succeeded', async () => {

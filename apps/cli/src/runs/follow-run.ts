@@ -1,6 +1,7 @@
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
+import { LiveBlock } from '../output/live-block';
 import { humanDuration } from '../output/time';
 import type { Run } from './run-columns';
 
@@ -9,18 +10,14 @@ export interface FollowOptions {
   timeoutMs?: number;
 }
 
-/** `text` cut to `width` characters with an ellipsis. */
-function fit(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
-}
-
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
 /**
- * Follows one run over `GET /runs/{id}/events` until it settles, printing a line per status
- * and attempt, and progress in place on a terminal (`-o json`: one JSON event per line).
+ * Follows one run over `GET /runs/{id}/events` until it settles. On a terminal its status and
+ * progress are a block redrawn in place (the latest state, no scroll of old ones); otherwise a
+ * line per status, attempt and progress change (`-o json`: one JSON event per line).
  * Resolves with the final run; exits 1 through a CliError unless it succeeded. A dropped stream
  * is reopened: the api starts each stream with the run's current status, so nothing is missed.
  */
@@ -36,31 +33,37 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
   let last: Run | undefined;
   let lastLine = '';
   let lastProgress: string | undefined;
-  let progressShown = false;
-  const stamp = () => `${c.dim(clock(ctx.io.now()))}  `;
-  const line = (text: string) => {
-    if (progressShown) ctx.io.out('\r\u001b[K');
-    progressShown = false;
-    ctx.io.out(`${stamp()}${text}\n`);
-  };
+  const stamp = (at: number) => `${c.dim(clock(at))}  `;
+  // On a terminal: the status row (stamped when it changed) and, while running, the progress row.
+  const block = live ? new LiveBlock(ctx.io) : undefined;
+  let statusRow = '';
+  let progressRow: string | undefined;
+  const redraw = () => block?.draw(progressRow === undefined ? [statusRow] : [statusRow, progressRow]);
+  const line = (text: string) => ctx.io.out(`${stamp(ctx.io.now())}${text}\n`);
   const statusLine = (run: Run) => {
     const text =
       `${c.status(run.status)}  attempt ${run.attempt}/${run.maxAttempts}` +
       (run.worker ? `  on ${run.worker}` : '') +
       // A settled run's error, or the last attempt's while it waits for a retry.
       (run.error && run.status !== 'running' ? `  ${c.red(run.error.message.split('\n')[0]!)}` : '');
-    if (human && text !== lastLine) line(text);
+    if (!human || text === lastLine) return;
     lastLine = text;
+    if (!block) return line(text);
+    statusRow = `${stamp(ctx.io.now())}${text}`;
+    // Progress belongs to a running attempt: a retry's wait or the end shows none.
+    if (run.status !== 'running') {
+      progressRow = undefined;
+      lastProgress = undefined;
+    }
+    redraw();
   };
   const progress = (value: unknown) => {
     const text = `progress ${JSON.stringify(value)}`;
     if (!human || text === lastProgress) return;
     lastProgress = text;
-    if (!live) return line(text);
-    // Redrawn in place: it must fit on one row, or `\r` + erase-line would only clear the last
-    // wrapped row and leave the rest behind (10 = the clock and its gap; 1 spare for the cursor).
-    ctx.io.out(`\r\u001b[K${stamp()}${fit(text, (ctx.io.columns ?? 80) - 11)}`);
-    progressShown = true;
+    if (!block) return line(text);
+    progressRow = `${stamp(ctx.io.now())}${text}`;
+    redraw();
   };
   try {
     // The api decides when a run is settled: it sends `end` right after that status and closes
@@ -93,8 +96,15 @@ export async function followRun(ctx: CliContext, id: string, options: FollowOpti
     }
   } finally {
     if (timer) clearTimeout(timer);
+    if (block) {
+      // What stays on screen: the last status, without a progress row once the run has settled.
+      if (last && last.status !== 'running' && progressRow !== undefined) {
+        progressRow = undefined;
+        redraw();
+      }
+      block.end();
+    }
   }
-  if (progressShown) ctx.io.out('\n');
   if (abort.signal.aborted || !last) {
     throw new CliError(
       `run ${id} is still ${last?.status ?? 'unknown'} after ${humanDuration(options.timeoutMs ?? 0)} (--timeout); it keeps going`,

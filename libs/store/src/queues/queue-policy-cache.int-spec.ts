@@ -1,6 +1,6 @@
 import { ManualClock, testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import type { Stores } from '../create-stores';
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import { InvalidPayloadError } from '@drover/core';
 import { UnknownQueueError } from './queue-registry.store';
 

@@ -1,4 +1,4 @@
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import type { RunStore } from '../runs/run.store';
 import type { RunView } from '../runs/run-view';
 import { keyConflict, type KeyConflict } from './ad-hoc-run';

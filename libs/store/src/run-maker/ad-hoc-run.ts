@@ -1,5 +1,5 @@
 import { MAX_JOB_TYPE_LENGTH, type JobContract } from '@drover/core';
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import type { RunView } from '../runs/run-view';
 import { newRunId } from './run-id';
 

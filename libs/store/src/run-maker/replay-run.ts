@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import { runJobDataOf, type RunJobData } from '../runs/run-job-data';
 import { priorityValueOfBull } from '../runs/run-ids';
 import { newRunId } from './run-id';

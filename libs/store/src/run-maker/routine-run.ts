@@ -1,5 +1,5 @@
 import { priorityValue, type Routine, type RunSource } from '@drover/core';
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import { pendingClaimTtlMs } from '../slots/slot-claim';
 import { BUFFERED_HOLD_MS } from '../runs/buffered-runs';
 import { tracksOpenRuns } from './open-runs';

@@ -3,7 +3,7 @@ import { DroverKeys, RedisConnections, SystemClock, withDroverScripts } from '@d
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import { createStores, type Stores } from '../create-stores';
 import { INLINE_CAP_BYTES, readLeanJobs } from './lean-jobs';
-import type { NewRun } from './run-writer';
+import type { NewRun } from './new-run';
 
 const KiB = 1024;
 const big = (n: number) => 'x'.repeat(n);

@@ -7,7 +7,7 @@ import { readLeanJobs, type LeanJob } from './lean-jobs';
 import type { RunTombstones } from './run-tombstones';
 import type { RunReading } from './run-read-context';
 import { runFromJob, type RunView } from './run-view';
-import type { NewRun } from './run-writer';
+import type { NewRun } from './new-run';
 import { replayRunOf } from '../run-maker/replay-run';
 import { DroverError } from '@drover/core';
 

@@ -1,7 +1,7 @@
 import { testStores, waitFor } from '@drover/testing';
 import { newRunId } from '../run-maker/run-id';
 import { ProducerCodes } from './producer-codes';
-import type { NewRun } from './run-writer';
+import type { NewRun } from './new-run';
 
 type Stores = ReturnType<typeof testStores>;
 

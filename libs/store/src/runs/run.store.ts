@@ -16,9 +16,10 @@ import { runFromJob, type BullJobState, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
-import { RunWriter, type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
+import { RunWriter } from './run-writer';
+import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
 
-export { type EnqueueResult, type NewRun, type SkippedRun } from './run-writer';
+export { type EnqueueResult, type NewRun, type SkippedRun } from './new-run';
 
 export type CancelOutcome = 'canceled' | 'cancel-requested' | 'already-final' | 'not-found';
 

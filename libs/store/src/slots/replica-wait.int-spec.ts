@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { startRedisServer, testStores, waitFor, type RedisServerHandle } from '@drover/testing';
 import type { Stores } from '../create-stores';
-import type { NewRun } from '../runs/run-writer';
+import type { NewRun } from '../runs/new-run';
 import type { SlotDecision } from './slot-decision';
 
 const NOW = Date.now();

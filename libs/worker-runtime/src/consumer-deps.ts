@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { Random } from '@drover/core';
+import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
+import type { BullQueues, ProducerCodes, SlotClaims } from '@drover/store';
+import type { HandlerRegistry } from './handler-registry.service';
+import type { PendingCancels } from './pending-cancels';
+import type { RoutineStatsRecorder } from './routine-stats-recorder';
+import type { RunMetrics } from './run-metrics';
+
+/** What a QueueConsumer is built with: the process's shared services, one set for every queue it consumes. */
+export interface ConsumerDeps {
+  connections: RedisConnections;
+  keys: DroverKeys;
+  bull: BullQueues;
+  handlers: HandlerRegistry;
+  metrics: RunMetrics;
+  /** Per-routine run statistics (batched; see RoutineStatsRecorder). */
+  stats: RoutineStatsRecorder;
+  log: Logger;
+  instanceId: string;
+  pendingCancels: PendingCancels;
+  claims: SlotClaims;
+  clock: Clock;
+  /** Draws the retry jitter. */
+  random: Random;
+  /** The names of the producer codes runs carry (one per process). */
+  producers: ProducerCodes;
+  /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
+  armLeadMs: number;
+  /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */
+  startBuffered?: (routine: string) => Promise<unknown>;
+}
