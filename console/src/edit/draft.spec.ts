@@ -32,6 +32,7 @@ describe('routine drafts', () => {
 
   it("names the api's field errors as the definition's fields, from a what-if bundle or a PUT", () => {
     expect(fieldName('body.routines.0.trigger.cron')).toBe('trigger.cron');
+    expect(fieldName('body.routines[nightly-backup].trigger.cron')).toBe('trigger.cron');
     expect(fieldName('body.routines[0].queue')).toBe('queue');
     expect(fieldName('body.trigger.cron')).toBe('trigger.cron');
     expect(fieldName('body')).toBe('the definition');

@@ -38,9 +38,10 @@ export function triggerOfKind(kind: FormTrigger, old: Record<string, unknown> = 
 }
 
 /**
- * A field error of the api's validation as the editor names it: `body.routines.0.trigger.cron`
- * (the what-if's bundle) and `body.trigger.cron` (a PUT) both read `trigger.cron`.
+ * A field error of the api's validation as the editor names it: `body.routines[nightly].trigger.cron`
+ * (the what-if's bundle, a routine labelled by name or index) and `body.trigger.cron` (a PUT) both
+ * read `trigger.cron`.
  */
 export function fieldName(path: string): string {
-  return path.replace(/^body\.routines(\.0|\[0\])\.?/, '').replace(/^body\.?/, '') || 'the definition';
+  return path.replace(/^body\.routines(\.\d+|\[[^\]]*\])\.?/, '').replace(/^body\.?/, '') || 'the definition';
 }
