@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { waitFor } from '@drover/testing';
 import { ApiCluster } from '../api/support/api-cluster';
 import { seriousViolations, type AxeFinding } from './support/axe';
 import { launchChromium, loggedIn as consoleLogin, type ConsoleSession } from './support/browser';
@@ -68,7 +69,7 @@ describe('web console: every action (chromium, real api)', () => {
     const diff = page.getByTestId('diff');
     await diff.getByText('+   "everyMs": 90000').waitFor();
     await page.getByRole('button', { name: 'Create routine' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Routine from-form' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Routine from-form', exact: true }).waitFor();
     const made = await api.call('GET', '/routines/from-form');
     expect(made.body).toMatchObject({
       origin: 'api',
@@ -106,7 +107,7 @@ describe('web console: every action (chromium, real api)', () => {
     await diff.getByText('"by": "someone"').waitFor();
     expect((await api.call('GET', '/routines/minutely')).body.definition.trigger.everyMs).toBe(60_000);
     await page.getByRole('button', { name: 'Save minutely' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Routine minutely' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Routine minutely', exact: true }).waitFor();
     const saved = (await api.call('GET', '/routines/minutely')).body;
     expect(saved.definition.trigger).toEqual({ kind: 'interval', everyMs: 120_000 });
     expect(saved.drifted).toBe(true);
@@ -156,6 +157,12 @@ describe('web console: every action (chromium, real api)', () => {
     await dialog.getByRole('button', { name: 'Delete ticker' }).click();
     await page.waitForURL(/\/ui\/routines$/);
     expect((await api.call('GET', '/routines/ticker')).status).toBe(404);
+
+    // A system routine is edited and deleted by admins only, as the api allows.
+    await page.goto(ui('/routines/platform-sweep'));
+    await page.getByRole('button', { name: 'Trigger platform-sweep now' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Delete…' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     expect(unexpected()).toEqual([]);
   }, 30_000);
 
@@ -195,8 +202,8 @@ describe('web console: every action (chromium, real api)', () => {
     await admin.getByRole('button', { name: 'Filter' }).click();
     await admin.waitForURL(/action=deleteRoutine/);
     const rows = admin.locator('tbody tr');
-    await rows.filter({ hasText: 'deleteRoutine' }).waitFor();
-    expect(await rows.count()).toBe(1);
+    // The page keeps the unfiltered rows until the filtered ones arrive.
+    await waitFor('the filtered page', async () => (await rows.count()) === 1);
     expect(await rows.first().innerText()).toMatch(/operator-token\s+operator\s+deleteRoutine\s+name=ticker\s+204/);
 
     const viewer = await loggedIn('viewer');
@@ -221,6 +228,15 @@ describe('web console: every action (chromium, real api)', () => {
     const steps: [string, (p: Page) => Promise<unknown>][] = [
       ['/routines/new', (p) => p.getByLabel('Name').waitFor()],
       ['/routines/minutely/edit', (p) => p.getByLabel('Definition (JSON)').waitFor()],
+      [
+        '/routines/minutely/edit',
+        async (p) => {
+          const json = p.getByLabel('Definition (JSON)');
+          await json.fill((await json.inputValue()).replace('"noop"', '"sleep"'));
+          await p.getByRole('button', { name: 'Review changes' }).click();
+          await p.getByTestId('diff').waitFor();
+        },
+      ],
       ['/jobs/new', (p) => p.getByLabel('Job type').waitFor()],
       ['/audit', (p) => p.locator('tbody tr').first().waitFor()],
       [
@@ -235,11 +251,11 @@ describe('web console: every action (chromium, real api)', () => {
     const found: Record<string, AxeFinding[]> = {};
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const [path, ready] of steps) {
+      for (const [i, [path, ready]] of steps.entries()) {
         await page.goto(ui(path));
         await ready(page);
         const v = await seriousViolations(page);
-        if (v.length) found[`${scheme} ${path}`] = v;
+        if (v.length) found[`${scheme} ${path} ${i}`] = v;
       }
     }
     expect(found).toEqual({});
