@@ -87,11 +87,16 @@ export function Audit() {
         <button type="submit">Filter</button>
       </form>
       <ErrorNote error={error ?? res.error} />
+      {res.loading && res.data && (
+        <p class="muted small" role="status">
+          Loading…
+        </p>
+      )}
       {res.data && items.length === 0 ? (
         <Empty>No entries {pages.length ? 'on this page' : 'match'}.</Empty>
       ) : (
         <div class="scroll">
-          <table>
+          <table aria-busy={res.loading}>
             <caption class="sr-only">Audit entries, newest first</caption>
             <thead>
               <tr>
