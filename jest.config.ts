@@ -49,7 +49,7 @@ const config: Config = {
   collectCoverageFrom: ['libs/core/src/**/*.ts', '!libs/core/src/**/*.spec.ts', '!libs/core/src/**/index.ts'],
   coverageThreshold: { global: {}, 'libs/core/src/': { lines: 95 } },
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,console}/**/*.spec.ts'] },
     {
       ...shared,
       displayName: 'int',

@@ -20,11 +20,15 @@ if (!existsSync(join(root, 'dist', 'console', 'index.html'))) {
 }
 const home = mkdtempSync(join(tmpdir(), 'drover-shots-'));
 const token = randomBytes(24).toString('hex');
+const adminToken = randomBytes(24).toString('hex');
 const tokensFile = join(home, 'tokens.yaml');
 writeFileSync(
   tokensFile,
   stringify({
-    tokens: [{ name: 'oncall', role: 'operator', sha256: createHash('sha256').update(token).digest('hex') }],
+    tokens: [
+      { name: 'oncall', role: 'operator', sha256: createHash('sha256').update(token).digest('hex') },
+      { name: 'platform-admin', role: 'admin', sha256: createHash('sha256').update(adminToken).digest('hex') },
+    ],
   }),
 );
 const policyFile = join(home, 'drover.yaml');
@@ -153,6 +157,42 @@ try {
     await page.locator('h1').waitFor();
     await shot(name);
   }
+  // The actions: a routine's new form, an edit's diff before saving, a backfill's preview, an ad-hoc job.
+  await page.goto(`${base}/ui/routines/new`);
+  await page.getByLabel('Name').fill('weekly-report');
+  await page.getByLabel('Trigger').selectOption('cron');
+  await page.getByLabel('Cron expression').fill('0 8 * * 1');
+  await page.getByLabel('Time zone').fill('Europe/Berlin');
+  await shot('routine-new');
+  await page.goto(`${base}/ui/routines/slow-tick/edit`);
+  const json = page.getByLabel('Definition (JSON)');
+  const def = JSON.parse(await json.inputValue());
+  await json.fill(JSON.stringify({ ...def, payload: { ms: 2500 }, concurrencyPolicy: 'buffer-one' }, null, 2));
+  await page.getByRole('button', { name: 'Review changes' }).click();
+  await page.getByTestId('diff').waitFor();
+  await shot('routine-edit-diff');
+  await page.goto(`${base}/ui/routines/heartbeat`);
+  await page.getByRole('button', { name: 'Backfill heartbeat…' }).click();
+  await page.getByLabel('From').fill('-1m');
+  await page.getByRole('button', { name: 'Preview backfill' }).click();
+  await page.getByTestId('backfill-preview').waitFor();
+  await shot('backfill-preview');
+  await page.goto(`${base}/ui/jobs/new`);
+  await page.getByLabel('Job type').fill('sleep');
+  await page.getByLabel('Payload (JSON)').fill('{"ms": 5000}');
+  await shot('enqueue');
+  const admin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await admin.goto(`${base}/ui/`);
+  await admin.getByLabel('API token').fill(adminToken);
+  await admin.getByRole('button', { name: 'Log in' }).click();
+  await admin.getByRole('heading', { name: 'Overview' }).waitFor();
+  await admin.goto(`${base}/ui/audit`);
+  await admin.locator('tbody tr').first().waitFor();
+  await sleep(600);
+  await admin.screenshot({ path: join(out, 'audit.png') });
+  console.log('wrote docs/console/audit.png');
+  await admin.close();
+
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto(`${base}/ui/routines`);
   await page.locator('table').waitFor();

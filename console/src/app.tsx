@@ -3,7 +3,7 @@ import { api, errorText, ok, type Session } from './api';
 import { Link } from './components/link';
 import { feed, useConnection } from './live';
 import { Login } from './pages/login';
-import { Routes, NAV } from './routes';
+import { Routes, NAV, NAV_ROLE } from './routes';
 import { useRoute } from './router';
 import { SessionContext } from './session';
 
@@ -101,7 +101,7 @@ export function App() {
         </Link>
         <nav aria-label="Sections">
           <ul>
-            {NAV.map(([to, label]) => (
+            {NAV.filter(([to]) => session.role === 'admin' || !NAV_ROLE[to]).map(([to, label]) => (
               <li key={to}>
                 <Link to={to} current={to === '/' ? path === '/' : section === to}>
                   {label}

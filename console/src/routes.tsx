@@ -10,6 +10,12 @@ import { Routines } from './pages/routines';
 import { RunDetail } from './pages/run-detail';
 import { Runs } from './pages/runs';
 import { Workers } from './pages/workers';
+import { lazyPage } from './lazy';
+
+// Pages that change things, and the audit log, load on first visit: the first load stays small.
+const RoutineEditor = lazyPage(() => import('./pages/routine-editor').then((m) => m.RoutineEditor));
+const Enqueue = lazyPage(() => import('./pages/enqueue').then((m) => m.Enqueue));
+const Audit = lazyPage(() => import('./pages/audit').then((m) => m.Audit));
 
 export const NAV: [string, string][] = [
   ['/', 'Overview'],
@@ -19,13 +25,19 @@ export const NAV: [string, string][] = [
   ['/queues', 'Queues'],
   ['/workers', 'Workers'],
   ['/plan', 'Plan'],
+  ['/audit', 'Audit'],
 ];
+
+/** Sections shown only from a role up (the api refuses the rest anyway). */
+export const NAV_ROLE: Record<string, 'admin'> = { '/audit': 'admin' };
 
 /** The page for a console path. */
 export function Routes({ path }: { path: string }) {
   let m: Record<string, string> | undefined;
   if (path === '/') return <Overview />;
   if (path === '/routines') return <Routines />;
+  if (path === '/routines/new') return <RoutineEditor />;
+  if ((m = match('/routines/:name/edit', path))) return <RoutineEditor key={m.name} name={m.name!} />;
   if ((m = match('/routines/:name', path))) return <RoutineDetail key={m.name} name={m.name!} />;
   if (path === '/runs') return <Runs />;
   if ((m = match('/runs/:id', path))) return <RunDetail key={m.id} id={m.id!} />;
@@ -33,6 +45,8 @@ export function Routes({ path }: { path: string }) {
   if (path === '/queues') return <Queues />;
   if (path === '/workers') return <Workers />;
   if (path === '/plan') return <Plan />;
+  if (path === '/jobs/new') return <Enqueue />;
+  if (path === '/audit') return <Audit />;
   return (
     <Page title="Not found">
       <p>

@@ -50,7 +50,7 @@ export const SPEC_ROUTES: SpecRoute[] = [
     body: ['payload'],
     headers: ['Idempotency-Key'],
   },
-  { method: 'POST', path: `${V1}/routines/{name}/backfill`, role: 'operator', body: ['from', 'to'] },
+  { method: 'POST', path: `${V1}/routines/{name}/backfill`, role: 'operator', body: ['from', 'to', 'dryRun'] },
   { method: 'POST', path: `${V1}/routines/{name}/overrides`, role: 'operator', body: ['key'], statuses: [201, 409] },
   { method: 'GET', path: `${V1}/routines/{name}/overrides`, role: 'viewer', statuses: [409] },
   { method: 'DELETE', path: `${V1}/routines/{name}/overrides`, role: 'operator', statuses: [409] },
@@ -106,7 +106,12 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'POST', path: `${V1}/plan/what-if`, role: 'viewer', query: ['at', 'slots', 'next'] },
   { method: 'GET', path: `${V1}/cluster`, role: 'viewer' },
   { method: 'GET', path: `${V1}/events`, role: 'viewer', sse: true },
-  { method: 'GET', path: `${V1}/audit`, role: 'admin' },
+  {
+    method: 'GET',
+    path: `${V1}/audit`,
+    role: 'admin',
+    query: ['log', 'token', 'action', 'target', 'from', 'to', 'page_size', 'page_token'],
+  },
   { method: 'GET', path: `${V1}/openapi.json`, role: 'none' },
 ];
 

@@ -44,7 +44,7 @@ export function Queues() {
   const res = useResource(() => ok(api.GET('/api/v1/queues')), []);
   useLiveReload(['queue', 'run'], res.reload, (e) => e.kind === 'queue' || e.action === 'status');
   return (
-    <Page title="Queues">
+    <Page title="Queues" actions={useCan('operator') && <Link to="/jobs/new">Enqueue a job</Link>}>
       <ErrorNote error={res.error} />
       <div class="scroll">
         <table>

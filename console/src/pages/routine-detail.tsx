@@ -6,6 +6,7 @@ import { LauncherPanel } from '../components/launcher-panel';
 import { Link } from '../components/link';
 import { NextFires } from '../components/next-fires';
 import { RoutineActions } from '../components/routine-actions';
+import { RoutineManage } from '../components/routine-manage';
 import { SelectorPanel } from '../components/selector-panel';
 import { SlotStrip } from '../components/slot-strip';
 import { duration, json, runDuration, when } from '../format';
@@ -56,7 +57,14 @@ export function RoutineDetail({ name }: { name: string }) {
   return (
     <Page
       title={`Routine ${name}`}
-      actions={d && <RoutineActions routine={d.routine} onChange={res.reload} archiving />}
+      actions={
+        d && (
+          <>
+            <RoutineActions routine={d.routine} onChange={res.reload} archiving />
+            <RoutineManage routine={d.routine} onChange={res.reload} />
+          </>
+        )
+      }
     >
       <ErrorNote error={res.error} />
       {d && (

@@ -7,6 +7,7 @@ import { RoutineActions } from '../components/routine-actions';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 import { navigate, useRoute } from '../router';
+import { useCan } from '../session';
 
 type Definition = Routine['definition'];
 type Trigger = NonNullable<Definition['trigger']> | NonNullable<Definition['triggers']>[number];
@@ -74,7 +75,7 @@ export function Routines() {
   );
   const setStatus = (s: string) => navigate(`/routines${s ? `?status=${s}` : ''}`, true);
   return (
-    <Page title="Routines">
+    <Page title="Routines" actions={<NewRoutineLink />}>
       <div class="filters" role="search">
         <label>
           Search{' '}
@@ -170,4 +171,9 @@ export function Routines() {
       )}
     </Page>
   );
+}
+
+/** Operators and up create routines (a form or JSON, validated and diffed before saving). */
+function NewRoutineLink() {
+  return useCan('operator') ? <Link to="/routines/new">New routine</Link> : null;
 }

@@ -33,7 +33,7 @@ export interface paths {
     };
     /**
      * Who changed what: every mutating call, newest first
-     * @description Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an authenticated caller that passed the route's role check; the newest 10 000 are kept. `log=refused`: mutating calls refused at the door, before anybody was authenticated (no or an invalid token, a failed login; token `anonymous`) or for a role below the route's (403), kept apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control characters in every text field are stored escaped (`\n`, `\x1b`), and `\` is doubled.
+     * @description Two logs, each a capped Redis stream. `log=principals` (the default): every mutating call of an authenticated caller that passed the route's role check; the newest 10 000 are kept. `log=refused`: mutating calls refused at the door, before anybody was authenticated (no or an invalid token, a failed login; token `anonymous`) or for a role below the route's (403), kept apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control characters in every text field are stored escaped (`\n`, `\x1b`), and `\` is doubled. With `token`, `action` or `target` a page reads at most 5 000 entries: it may hold fewer than `page_size` matches (even none) and still carry `next_page_token` to read on.
      */
     get: operations['listAudit'];
     put?: never;
@@ -412,7 +412,7 @@ export interface paths {
     put?: never;
     /**
      * One run per slot in (from, to], capped by the routine's maxCatchUp (the newest slots)
-     * @description Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future.
+     * @description Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future. `dryRun: true` answers the same lists (`created`: the runs it would create) and writes nothing: the preview of what a backfill will run.
      */
     post: operations['backfillRoutine'];
     delete?: never;
@@ -1799,6 +1799,11 @@ export interface operations {
         log?: 'principals' | 'refused';
         page_size?: number;
         page_token?: string;
+        token?: string;
+        action?: string;
+        target?: string;
+        from?: string;
+        to?: string;
       };
       header?: never;
       path?: never;
@@ -4220,11 +4225,12 @@ export interface operations {
         'application/json': {
           from: string;
           to: string;
+          dryRun?: boolean;
         };
       };
     };
     responses: {
-      /** @description Nothing new: every slot had its run already */
+      /** @description Nothing new (every slot had its run already), or a dry run */
       200: {
         headers: {
           [name: string]: unknown;

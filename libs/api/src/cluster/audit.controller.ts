@@ -2,7 +2,8 @@ import { Controller } from '@nestjs/common';
 import { AUDIT_LOGS, AuditLog } from '@drover/store';
 import { z } from 'zod';
 import { ApiRoute, In } from '../http/api-route.decorator';
-import { isoSchema } from '../http/api-time';
+import { isoInstantInput, isoSchema } from '../http/api-time';
+import { parseIsoInstant } from '@drover/core';
 import { route, type RouteInput } from '../http/route-spec';
 import { named } from '../openapi/api-schemas';
 
@@ -32,7 +33,9 @@ const listAudit = route({
     "invalid token, a failed login; token `anonymous`) or for a role below the route's (403), kept " +
     "apart so they never push a principal's entry out; the newest 1 000 are kept, and a client address " +
     'past DROVER_API_REFUSAL_LIMIT is answered 429 and not recorded. Control ' +
-    'characters in every text field are stored escaped (`\\n`, `\\x1b`), and `\\` is doubled.',
+    'characters in every text field are stored escaped (`\\n`, `\\x1b`), and `\\` is doubled. ' +
+    'With `token`, `action` or `target` a page reads at most 5 000 entries: it may hold fewer than ' +
+    '`page_size` matches (even none) and still carry `next_page_token` to read on.',
   tag: 'cluster',
   role: 'admin',
   query: z.strictObject({
@@ -45,6 +48,19 @@ const listAudit = route({
       .string()
       .regex(/^\d+-\d+$/, { message: 'is not a page token from next_page_token' })
       .optional(),
+    token: z.string().max(200).optional().describe('Only entries whose token (who) contains this, any case'),
+    action: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Only entries whose action (an operationId: `pauseRoutine`) contains this, any case'),
+    target: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Only entries whose target (`name=nightly`) contains this, any case'),
+    from: isoInstantInput.optional().describe('Only entries at or after this instant'),
+    to: isoInstantInput.optional().describe('Only entries before this instant'),
   }),
   responses: {
     200: {
@@ -63,7 +79,15 @@ export class AuditController {
 
   @ApiRoute(listAudit)
   async list(@In() { query }: RouteInput<typeof listAudit>) {
-    const page = await this.audit.list({ limit: query.page_size, before: query.page_token, log: query.log });
+    const at = (iso: string | undefined) => (iso === undefined ? undefined : parseIsoInstant(iso));
+    const filter = {
+      token: query.token,
+      action: query.action,
+      target: query.target,
+      from: at(query.from),
+      to: at(query.to),
+    };
+    const page = await this.audit.list({ limit: query.page_size, before: query.page_token, log: query.log, filter });
     return { items: page.entries, ...(page.next && { next_page_token: page.next }) };
   }
 }

@@ -111,13 +111,18 @@ const backfillRoutine = route({
   path: ':name/backfill',
   summary: "One run per slot in (from, to], capped by the routine's maxCatchUp (the newest slots)",
   description:
-    "Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future.",
+    "Idempotent per slot: a slot that already has a run (the scheduler's or an earlier backfill's) is listed under `existing`. `to` may not be in the future. " +
+    '`dryRun: true` answers the same lists (`created`: the runs it would create) and writes nothing: the preview of what a backfill will run.',
   tag: 'routines',
   role: 'operator',
   params: nameParams,
-  body: z.strictObject({ from: isoInstantInput, to: isoInstantInput }),
+  body: z.strictObject({
+    from: isoInstantInput,
+    to: isoInstantInput,
+    dryRun: z.boolean().optional().describe('Answer what would run, write nothing'),
+  }),
   responses: {
-    200: { description: 'Nothing new: every slot had its run already', schema: BackfillSchema },
+    200: { description: 'Nothing new (every slot had its run already), or a dry run', schema: BackfillSchema },
     201: { description: 'Runs created', schema: BackfillSchema },
     409: { description: 'Archived or selector routine' },
   },
@@ -200,8 +205,8 @@ export class RoutineActionsController {
     if (to <= from) throw field('body.to', `must be after from (${body.from})`);
     if (to > now) throw field('body.to', `must not be in the future (now is ${isoOf(now)})`);
     const rec = await this.routines.require(params.name);
-    const result = await this.backfills.backfill(rec.def, from, to, req.principal!);
-    res.status(result.created.length > 0 ? 201 : 200);
+    const result = await this.backfills.backfill(rec.def, from, to, req.principal!, body.dryRun === true);
+    res.status(result.created.length > 0 && !body.dryRun ? 201 : 200);
     return result;
   }
 }

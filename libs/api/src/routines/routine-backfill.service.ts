@@ -17,6 +17,7 @@ const PROBE_CHUNK = 50;
  * - a slot the scheduler skipped (a catch-up policy, a deadline) runs under `b-<routine>-<slot>`,
  *   so the skipped record stays and a second backfill finds the first one's run.
  * Runs are `catch-up` runs of the slot (its `scheduledFor`), created by the caller's token.
+ * A dry run answers the same lists, `created` holding the runs it would create, and writes nothing.
  */
 @Injectable()
 export class RoutineBackfill {
@@ -25,7 +26,13 @@ export class RoutineBackfill {
     private readonly clock: Clock,
   ) {}
 
-  async backfill(def: Routine, from: number, to: number, who: Principal): Promise<z.output<typeof BackfillSchema>> {
+  async backfill(
+    def: Routine,
+    from: number,
+    to: number,
+    who: Principal,
+    dryRun = false,
+  ): Promise<z.output<typeof BackfillSchema>> {
     if (def.status === 'archived') throw new RoutineNotTriggerableError(def.name, 'it is archived');
     if (def.selector) {
       throw new RoutineNotTriggerableError(
@@ -48,7 +55,9 @@ export class RoutineBackfill {
         return this.runFor(def, id, slot, now, who, !own);
       });
       const fresh = wanted.filter((w): w is NewRun => typeof w !== 'string');
-      const results = new Map((await this.runs.enqueueMany(fresh)).map((r) => [r.id, r]));
+      const results = new Map(
+        (dryRun ? await this.wouldCreate(fresh, def.queue) : await this.runs.enqueueMany(fresh)).map((r) => [r.id, r]),
+      );
       for (const w of wanted) {
         const id = typeof w === 'string' ? w : w.id;
         runIds.push(id);
@@ -57,6 +66,12 @@ export class RoutineBackfill {
       }
     }
     return { runIds, created, existing, capped, cappedExact: exact };
+  }
+
+  /** What `enqueueMany` would answer, read only: a run exists under the id, or it would be created. */
+  private async wouldCreate(fresh: NewRun[], queue: string): Promise<{ id: string; created: boolean }[]> {
+    const found = await Promise.all(fresh.map((r) => this.runs.get(r.id, queue)));
+    return fresh.map((r, i) => ({ id: r.id, created: !found[i] }));
   }
 
   private runFor(def: Routine, id: string, slot: number, now: number, who: Principal, schedulersId: boolean): NewRun {
