@@ -19,8 +19,9 @@ import { WorkerShutdownError } from './errors/worker-shutdown.error';
 import type { HandlerRegistry } from './handler-registry.service';
 import { executeAttempt, type AttemptOutcome } from './job-executor';
 import { HandlerContext } from './handler-context';
+import { runLogSink, type RunLogSink } from './run-log';
 import { AttemptAbort } from './attempt-abort';
-import type { PendingCancels } from './pending-cancels';
+import { cancelOf, type PendingCancels } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
@@ -56,16 +57,6 @@ const DROVER_BACKOFF = { type: 'drover' } as const;
 
 const INTERRUPTED = { kind: 'interrupted' } as const;
 
-/** The cancel reason recorded in a job's stored data, if any. */
-function cancelOf(rawData: string | null | undefined): string | undefined {
-  if (!rawData) return undefined;
-  try {
-    return (JSON.parse(rawData) as Partial<RunJobData>).cancel?.reason;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
  * still-unlocked), so a dead worker's run is reclaimed within about lease + 2 × this.
@@ -88,12 +79,14 @@ export class QueueConsumer {
   private janitor?: RetentionJanitor;
   /** Runs taken ahead of their slot, and the gate that keeps `concurrency` however many there are. */
   private readonly held: HeldRuns;
+  private readonly logSink: RunLogSink;
 
   constructor(
     readonly policy: Queue,
     private readonly deps: ConsumerDeps,
   ) {
     this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
+    this.logSink = runLogSink(policy, deps);
   }
 
   get name(): string {
@@ -275,7 +268,7 @@ export class QueueConsumer {
           const pending = executeAttempt({
             handler,
             payload: data.payload,
-            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.deps.log, token),
+            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.logSink, token),
             timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
             abort,
           });
