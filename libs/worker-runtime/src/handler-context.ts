@@ -57,6 +57,11 @@ export class HandlerContext implements JobContext {
     return this.logger;
   }
 
+  /** Settles once the run's log lines written so far are stored; undefined when it wrote none (see RunLog.written). */
+  logWritten(): Promise<unknown> | undefined {
+    return this.lines?.written();
+  }
+
   async progress(value: number | object): Promise<void> {
     await this.job.updateProgress(value);
   }

@@ -265,14 +265,13 @@ export class QueueConsumer {
           outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
         } else {
           const t0 = performance.now();
-          const pending = executeAttempt({
-            handler,
-            payload: data.payload,
-            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.logSink, token),
-            timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
-            abort,
-          });
+          const ctx = new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.logSink, token);
+          const timeoutMs = data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs;
+          const pending = executeAttempt({ handler, payload: data.payload, ctx, timeoutMs, abort });
           outcome = pending instanceof Promise ? await pending : pending;
+          // A run that wrote log lines settles after they are stored: who sees it end sees them all.
+          const logged = ctx.logWritten();
+          if (logged) await logged;
           recordSpent(job, (performance.now() - t0) / 1000);
         }
       } finally {

@@ -33,6 +33,8 @@ export class RunLog {
   private seq = 0;
   private waiting?: Waiting[];
   private reported = false;
+  /** Settles once every line written so far is in Redis (or failed): commands on one connection answer in order. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly sink: RunLogSink,
@@ -45,29 +47,45 @@ export class RunLog {
   write(message: string, fields?: Record<string, unknown>): void {
     const at = this.sink.clock.now();
     const text = typeof message === 'string' ? message : String(message);
-    if (!this.waiting) return this.send(++this.seq, at, text, fields);
+    if (!this.waiting) {
+      void this.send(++this.seq, at, text, fields);
+      return;
+    }
     if (this.waiting.length < this.sink.keepLines) this.waiting.push({ at, message: text, fields });
   }
 
-  private send(seq: number, at: number, message: string, fields?: Record<string, unknown>): void {
+  /**
+   * Settles once the lines written so far are stored (or failed). The worker awaits it before it
+   * settles the attempt, so a reader that sees the run finished also sees all of its lines.
+   */
+  written(): Promise<unknown> {
+    return this.last;
+  }
+
+  private send(seq: number, at: number, message: string, fields?: Record<string, unknown>): Promise<unknown> {
     const raw = formatRunLogLine(seq, at, message, fields);
-    this.sink.queue.addJobLog(this.runId, raw, this.sink.keepLines).catch((err: unknown) => this.report(err));
+    const sent = this.sink.queue
+      .addJobLog(this.runId, raw, this.sink.keepLines)
+      .catch((err: unknown) => this.report(err));
+    this.last = sent;
+    return sent;
   }
 
   private continueNumbering(): void {
     this.waiting = [];
-    this.sink.queue
+    this.last = this.sink.queue
       .getJobLogs(this.runId, -1, -1)
       .then(
         ({ logs, count }) => (this.seq = (logs[0] === undefined ? undefined : parseRunLogLine(logs[0]).seq) ?? count),
         (err: unknown) => this.report(err),
       )
-      .finally(() => {
+      .then(() => {
         const held = this.waiting ?? [];
         this.waiting = undefined;
-        for (const w of held) this.send(++this.seq, w.at, w.message, w.fields);
-      })
-      .catch(() => undefined);
+        let sent: Promise<unknown> | undefined;
+        for (const w of held) sent = this.send(++this.seq, w.at, w.message, w.fields);
+        return sent;
+      });
   }
 
   private report(err: unknown): void {
