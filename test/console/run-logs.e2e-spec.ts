@@ -18,7 +18,7 @@ describe("web console: a run's log (chromium, real api + worker)", () => {
 
   beforeAll(async () => {
     [api, browser] = await Promise.all([
-      ApiCluster.start('console-logs', { policy: { queues: [{ name: 'default', maxAttempts: 1 }] }, scheduler: false }),
+      ApiCluster.start('console-logs', { policy: { queues: [{ name: 'default', maxAttempts: 1 }] } }),
       launchChromium(),
     ]);
   }, 60_000);
@@ -33,6 +33,7 @@ describe("web console: a run's log (chromium, real api + worker)", () => {
       as: 'operator',
       body: { jobType: 'sleep', payload: { ms: 2500 }, queue: 'default' },
     });
+    expect(res.status).toBe(201);
     const id = res.body.runId as string;
     const page = (await loggedIn(session(), 'viewer', api.tokens.viewer)).page;
     await page.goto(ui(`/runs/${encodeURIComponent(id)}`));
