@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { formatRunLogLine, parseRunLogLine } from '@drover/core';
+import { DEFAULT_RETENTION, formatRunLogLine, parseRunLogLine } from '@drover/core';
 import type { Clock } from '@drover/redis';
 
 /** Where a queue's runs write their log lines (one per consumer; see RunLog). */
@@ -95,10 +95,14 @@ export class RunLog {
   }
 }
 
-/** The sink of a queue's runs: its BullMQ queue and its policy's `retention.logLines`. */
+/**
+ * The sink of a queue's runs: its BullMQ queue and its policy's `retention.logLines` (the default
+ * for a policy stored before the field existed: stored records are read as written).
+ */
 export function runLogSink(
-  policy: { name: string; retention: { logLines: number } },
+  policy: { name: string; retention: { logLines?: number } },
   deps: { bull: { get(queue: string): RunLogSink['queue'] }; clock: Clock; log: Logger },
 ): RunLogSink {
-  return { queue: deps.bull.get(policy.name), clock: deps.clock, keepLines: policy.retention.logLines, log: deps.log };
+  const keepLines = policy.retention.logLines ?? DEFAULT_RETENTION.logLines;
+  return { queue: deps.bull.get(policy.name), clock: deps.clock, keepLines, log: deps.log };
 }
