@@ -81,6 +81,8 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'GET', path: `${V1}/runs/{id}`, role: 'viewer' },
   { method: 'POST', path: `${V1}/runs/{id}/cancel`, role: 'operator' },
   { method: 'GET', path: `${V1}/runs/{id}/events`, role: 'viewer', sse: true },
+  { method: 'GET', path: `${V1}/runs/{id}/logs`, role: 'viewer', query: ['from', 'limit'] },
+  { method: 'GET', path: `${V1}/runs/{id}/logs/stream`, role: 'viewer', query: ['from'], sse: true },
   { method: 'GET', path: `${V1}/queues`, role: 'viewer' },
   { method: 'GET', path: `${V1}/queues/{name}`, role: 'viewer' },
   { method: 'POST', path: `${V1}/queues/{name}/pause`, role: 'operator' },

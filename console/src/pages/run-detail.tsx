@@ -3,6 +3,7 @@ import { SETTLED_RUN_STATUSES } from '@drover/core/words';
 import { api, errorText, ok, type Run } from '../api';
 import { ErrorNote, Page, REDECIDED_NOTE, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
+import { RunLogs } from '../components/run-logs';
 import { duration, json, progressPercent, redecided, runDuration, when } from '../format';
 import { useResource } from '../resource';
 import { navigate } from '../router';
@@ -205,6 +206,7 @@ export function RunDetail({ id }: { id: string }) {
               </>
             )}
           </dl>
+          <RunLogs id={run.id} />
           <h2>Payload</h2>
           <pre>{json(run.payload)}</pre>
           {run.result !== undefined && (

@@ -768,6 +768,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's log lines (`ctx.log`), oldest first, from a line number
+     * @description A run keeps its newest lines (the queue's `retention.logLines`, 1000 unless set; each line at most 2 KB) and loses them with the run (retention, purge). Lines are numbered from 1 across attempts; `from` is a number. Ask again with `from=next` for the lines after a page; `dropped` counts the first lines no longer kept.
+     */
+    get: operations['listRunLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/logs/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's log lines, live (Server-Sent Events); ends once the run has settled
+     * @description A run keeps its newest lines (the queue's `retention.logLines`, 1000 unless set; each line at most 2 KB) and loses them with the run (retention, purge). Lines are numbered from 1 across attempts; `from` is a number. A `line` event per line from `from` on (its `id:` is the line's number; a reconnect's `Last-Event-ID` resumes after it), new lines as the handler writes them (looked for every 1 s while the run is active), then `end` (`{id, next}`) after the run settled and its last lines were sent, and the server closes the stream. The stream also ends when the session or token that opened it ends.
+     */
+    get: operations['followRunLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/session': {
     parameters: {
       query?: never;
@@ -1067,6 +1107,8 @@ export interface components {
         count: number;
         /** @default 604800000 */
         ageMs: number;
+        /** @default 1000 */
+        logLines: number;
       };
     };
     Queue: {
@@ -1624,6 +1666,26 @@ export interface components {
     };
     EnqueuedJob: {
       runId: string;
+    };
+    RunLogLine: {
+      /** @description The line's number in the run, from 1, across attempts */
+      seq: number;
+      /**
+       * Format: date-time
+       * @description When the handler wrote it (absent on a line a plain BullMQ job.log wrote)
+       */
+      at?: string;
+      message: string;
+      fields?: {
+        [key: string]: unknown;
+      };
+    };
+    RunLogPage: {
+      lines: components['schemas']['RunLogLine'][];
+      /** @description The `from` that asks for the lines after these */
+      next: number;
+      /** @description How many of the run's first lines are no longer kept (the queue's retention.logLines) */
+      dropped: number;
     };
     RunPage: {
       items: components['schemas']['Run'][];
@@ -6155,6 +6217,163 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description text/event-stream of status, attempt, progress and end events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRunLogs: {
+    parameters: {
+      query?: {
+        from?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of log lines */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunLogPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  followRunLogs: {
+    parameters: {
+      query?: {
+        from?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream of line and end events */
       200: {
         headers: {
           [name: string]: unknown;

@@ -123,7 +123,7 @@ export const KEY_REGISTRY = {
     scope: 'core',
     pattern: 'routine-open:<routine>',
     type: 'zset',
-    lives: 'runs of `forbid`/`replace` routines that may be open; pruned on each fire',
+    lives: 'runs of `forbid`/`replace`/`buffer-one` routines that may be open; pruned on each fire',
   },
   routineStats: {
     scope: 'core',

@@ -42,6 +42,7 @@ export {
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
 export { type NewRun, type SkippedRun } from './runs/new-run';
 export { attemptOf, type RunView } from './runs/run-view';
+export { RUN_LOG_PAGE_MAX, type RunLogPage } from './runs/run-logs';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 export { ProducerCodes } from './runs/producer-codes';
 

@@ -1,8 +1,9 @@
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
 import type { ProducerCodes, RunJobData } from '@drover/store';
 import type { AttemptAbort } from './attempt-abort';
 import type { JobContext, RunInfo } from './job-context';
+import { RunLog, type RunLogSink } from './run-log';
+import { runLogger, type RunLogger } from './run-logger';
 
 /**
  * The context handed to a handler. Its parts are made on first use only (the run info, the
@@ -10,8 +11,9 @@ import type { JobContext, RunInfo } from './job-context';
  * measurable, and a simple handler touches none of them.
  */
 export class HandlerContext implements JobContext {
-  private logger?: Logger;
+  private logger?: RunLogger;
   private info?: RunInfo;
+  private lines?: RunLog;
 
   /**
    * @param job the run's BullMQ job, and `token` its lock: for a queue handler that works on the
@@ -26,7 +28,7 @@ export class HandlerContext implements JobContext {
     private readonly maxAttempts: number,
     private readonly producers: Pick<ProducerCodes, 'nameOf'>,
     private readonly abort: AttemptAbort,
-    private readonly rootLog: Logger,
+    private readonly logs: RunLogSink,
     readonly token?: string,
   ) {}
 
@@ -39,15 +41,25 @@ export class HandlerContext implements JobContext {
     return this.abort.signal;
   }
 
-  get log(): Logger {
-    this.logger ??= this.rootLog.child({
+  get log(): RunLogger {
+    if (this.logger) return this.logger;
+    const child = this.logs.log.child({
       runId: this.run.id,
       queue: this.run.queue,
       jobType: this.run.jobType,
       attempt: this.run.attempt,
       ...(this.run.routine !== null && { routine: this.run.routine }),
     });
+    // Only a run that had an attempt before may already hold lines (see RunLog).
+    const write = (message: string, fields?: Record<string, unknown>) =>
+      (this.lines ??= new RunLog(this.logs, this.job.id!, this.job.attemptsStarted > 1)).write(message, fields);
+    this.logger = runLogger(child, write);
     return this.logger;
+  }
+
+  /** Settles once the run's log lines written so far are stored; undefined when it wrote none (see RunLog.written). */
+  logWritten(): Promise<unknown> | undefined {
+    return this.lines?.written();
   }
 
   async progress(value: number | object): Promise<void> {

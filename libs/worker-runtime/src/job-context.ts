@@ -1,5 +1,7 @@
-import type { Logger } from 'pino';
 import type { RunSource } from '@drover/core';
+import type { RunLogger } from './run-logger';
+
+export type { RunLogger } from './run-logger';
 
 /** What a handler knows about the run it executes. Times are epoch ms. */
 export interface RunInfo {
@@ -27,8 +29,13 @@ export interface JobContext {
    * shutdown grace period; `signal.reason` is the matching error. Pass it on to fetch, timers, etc.
    */
   readonly signal: AbortSignal;
-  /** A logger bound to the run (run id, routine, attempt). */
-  readonly log: Logger;
+  /**
+   * `ctx.log('fetched page', { page: 3 })` writes a line to the run's own log, kept with the run
+   * (the queue's `retention.logLines` newest lines, each at most 2 KB) and shown by the api, the
+   * console and `drover runs logs`; it returns at once and never throws. Its pino methods
+   * (`ctx.log.info(...)`) write to the worker's log instead, bound to the run (run id, routine, attempt).
+   */
+  readonly log: RunLogger;
   /** Records progress (a number or small JSON object) on the run; visible in the run view. */
   progress(value: number | object): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { WorkerShutdownError } from './errors/worker-shutdown.error';
 import type { JobContext } from './job-context';
 import type { RegisteredHandler } from './handler-registry.service';
 import { executeAttempt } from './job-executor';
+import { runLogger } from './run-logger';
 
 function handler(
   handle: (payload: unknown, ctx: JobContext) => unknown,
@@ -22,7 +23,7 @@ function run(h: RegisteredHandler, payload: unknown = {}, timeoutMs = 10_000, ab
       return abort.signal;
     },
     run: {} as JobContext['run'],
-    log: pino({ level: 'silent' }),
+    log: runLogger(pino({ level: 'silent' }), () => undefined),
     progress: async () => undefined,
   };
   return Promise.resolve(executeAttempt({ handler: h, payload, ctx, timeoutMs, abort }));
@@ -165,7 +166,7 @@ describe('executeAttempt with a synchronous handler', () => {
     const ctx = {
       signal: abort.signal,
       run: {} as JobContext['run'],
-      log: pino({ level: 'silent' }),
+      log: runLogger(pino({ level: 'silent' }), () => undefined),
       progress: async () => undefined,
     };
     const outcome = executeAttempt({ handler: handler(() => 'done'), payload: {}, ctx, timeoutMs: 1000, abort });

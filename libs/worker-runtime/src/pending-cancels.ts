@@ -1,4 +1,5 @@
 import type { Clock } from '@drover/redis';
+import type { RunJobData } from '@drover/store';
 
 /**
  * Cancel requests for runs this process does not hold (yet): a run that was just fetched but has
@@ -33,5 +34,15 @@ export class PendingCancels {
 
   get size(): number {
     return this.byId.size;
+  }
+}
+
+/** The cancel reason recorded in a job's stored data, if any. */
+export function cancelOf(rawData: string | null | undefined): string | undefined {
+  if (!rawData) return undefined;
+  try {
+    return (JSON.parse(rawData) as Partial<RunJobData>).cancel?.reason;
+  } catch {
+    return undefined;
   }
 }

@@ -16,7 +16,9 @@ import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
 import { executeAttempt, type AttemptOutcome } from './job-executor';
 import { HandlerContext } from './handler-context';
+import { runLogSink, type RunLogSink } from './run-log';
 import { AttemptAbort } from './attempt-abort';
+import { cancelOf } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
@@ -27,16 +29,6 @@ import type { ConsumerDeps } from './consumer-deps';
 const DROVER_BACKOFF = { type: 'drover' } as const;
 
 const INTERRUPTED = { kind: 'interrupted' } as const;
-
-/** The cancel reason recorded in a job's stored data, if any. */
-function cancelOf(rawData: string | null | undefined): string | undefined {
-  if (!rawData) return undefined;
-  try {
-    return (JSON.parse(rawData) as Partial<RunJobData>).cancel?.reason;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
@@ -60,12 +52,14 @@ export class QueueConsumer {
   private janitor?: RetentionJanitor;
   /** Runs taken ahead of their slot, and the gate that keeps `concurrency` however many there are. */
   private readonly held: HeldRuns;
+  private readonly logSink: RunLogSink;
 
   constructor(
     readonly policy: Queue,
     private readonly deps: ConsumerDeps,
   ) {
     this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
+    this.logSink = runLogSink(policy, deps);
   }
 
   get name(): string {
@@ -244,14 +238,13 @@ export class QueueConsumer {
           outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
         } else {
           const t0 = performance.now();
-          const pending = executeAttempt({
-            handler,
-            payload: data.payload,
-            ctx: new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.deps.log, token),
-            timeoutMs: data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs,
-            abort,
-          });
+          const ctx = new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.logSink, token);
+          const timeoutMs = data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs;
+          const pending = executeAttempt({ handler, payload: data.payload, ctx, timeoutMs, abort });
           outcome = pending instanceof Promise ? await pending : pending;
+          // A run that wrote log lines settles after they are stored: who sees it end sees them all.
+          const logged = ctx.logWritten();
+          if (logged) await logged;
           recordSpent(job, (performance.now() - t0) / 1000);
         }
       } finally {

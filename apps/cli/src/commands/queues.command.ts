@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ok } from '@drover/api-client';
+import { DEFAULT_RETENTION } from '@drover/core/words';
 import type { CliContext } from '../context';
 import { humanDuration } from '../output/time';
 import { renderFields, renderTable } from '../output/table';
@@ -42,7 +43,10 @@ export function registerQueues(program: Command, ctx: CliContext): void {
           ],
           ['timeout', humanDuration(p.timeoutMs)],
           ['lease', humanDuration(p.leaseMs)],
-          ['retention', `${p.retention.count} finished runs, ${humanDuration(p.retention.ageMs)}`],
+          [
+            'retention',
+            `${p.retention.count} finished runs, ${humanDuration(p.retention.ageMs)}; ${p.retention.logLines ?? DEFAULT_RETENTION.logLines} log lines a run`,
+          ],
           ['origin', q.origin],
           [
             'workers',

@@ -6,6 +6,7 @@ import type { CliContext } from '../context';
 import { collect } from '../paging';
 import { renderFields, renderTable } from '../output/table';
 import { followRun } from '../runs/follow-run';
+import { registerRunLogs } from '../runs/run-logs';
 import { renderAttempts, runColumns, runFields } from '../runs/run-columns';
 
 interface RunsLsOptions {
@@ -112,6 +113,8 @@ Examples:
       const timeoutMs = o.timeout ? parseDuration(o.timeout, '--timeout') : undefined;
       await followRun(ctx, id, timeoutMs !== undefined ? { timeoutMs } : {});
     });
+
+  registerRunLogs(runs, ctx);
 
   runs
     .command('cancel <id>')

@@ -46,15 +46,19 @@ describe('SleepHandler', () => {
   it('records progress on the run and still succeeds when recording fails', async () => {
     const progress = jest.fn<Promise<void>, [number | object]>().mockRejectedValue(new Error('redis down'));
     const debug = jest.fn();
-    const ctx = { signal: new AbortController().signal, progress, log: { debug } } as unknown as JobContext;
+    const lines: unknown[][] = [];
+    const log = Object.assign((...line: unknown[]) => lines.push(line), { debug });
+    const ctx = { signal: new AbortController().signal, progress, log } as unknown as JobContext;
     await expect(new SleepHandler().handle({ ms: 1_100 }, ctx)).resolves.toEqual({ sleptMs: 1_100 });
     expect(progress.mock.calls).toEqual([[{ sleptMs: 1_000, ms: 1_100, percent: 90 }]]);
     expect(debug).toHaveBeenCalledTimes(1);
+    // A few lines of the run's log: the start, each step, the end.
+    expect(lines).toEqual([['sleeping 1100 ms'], ['slept 1000 of 1100 ms', { percent: 90 }], ['slept 1100 ms']]);
   });
 
   it('does not report a sleep shorter than a step', async () => {
     const progress = jest.fn<Promise<void>, [number | object]>().mockResolvedValue(undefined);
-    const ctx = { signal: new AbortController().signal, progress } as unknown as JobContext;
+    const ctx = { signal: new AbortController().signal, progress, log: () => undefined } as unknown as JobContext;
     await expect(new SleepHandler().handle({ ms: 0 }, ctx)).resolves.toEqual({ sleptMs: 0 });
     expect(progress).not.toHaveBeenCalled();
   });

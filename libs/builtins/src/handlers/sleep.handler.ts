@@ -42,9 +42,13 @@ export async function sleepWithProgress(
 @JobHandler(sleepJob)
 export class SleepHandler implements JobHandlerInterface<PayloadOf<typeof sleepJob>, { sleptMs: number }> {
   async handle({ ms }: PayloadOf<typeof sleepJob>, ctx: JobContext): Promise<{ sleptMs: number }> {
-    await sleepWithProgress(ms, ctx.signal, (p) =>
-      ctx.progress(p).catch((err: unknown) => ctx.log.debug({ err }, 'could not record progress')),
-    );
+    // A few lines of the run's log, so a quick start shows one (drover runs logs <id>).
+    ctx.log(`sleeping ${ms} ms`);
+    await sleepWithProgress(ms, ctx.signal, (p) => {
+      ctx.log(`slept ${p.sleptMs} of ${ms} ms`, { percent: p.percent });
+      return ctx.progress(p).catch((err: unknown) => ctx.log.debug({ err }, 'could not record progress'));
+    });
+    ctx.log(`slept ${ms} ms`);
     return { sleptMs: ms };
   }
 }

@@ -30,7 +30,7 @@ describe('parseBundle', () => {
             backoff: { type: 'exponential', delayMs: 1000, maxDelayMs: 60_000, jitter: 0 },
             timeoutMs: 300_000,
             leaseMs: 30_000,
-            retention: { count: 1000, ageMs: 604_800_000 },
+            retention: { count: 1000, ageMs: 604_800_000, logLines: 1000 },
           },
         ],
         routines: [],

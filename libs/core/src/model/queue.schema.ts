@@ -18,10 +18,14 @@ export const backoffSchema = z
     message: 'must be >= delayMs',
   });
 
-/** Retention of finished runs: keep at most `count` and none older than `ageMs`. */
+/**
+ * Retention of finished runs: keep at most `count` and none older than `ageMs`. A run's log
+ * (`ctx.log`) keeps its newest `logLines` lines and goes with the run.
+ */
 export const retentionSchema = z.strictObject({
   count: z.number().int().nonnegative().default(DEFAULT_RETENTION.count),
   ageMs: z.number().int().nonnegative().default(DEFAULT_RETENTION.ageMs),
+  logLines: z.number().int().positive().max(100_000).default(DEFAULT_RETENTION.logLines),
 });
 
 /** A queue and the defaults its jobs inherit (docs/core.md). */

@@ -15,6 +15,7 @@ import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-wi
 import { runFromJob, type BullJobState, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
+import { readRunLogs, type RunLogPage } from './run-logs';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter } from './run-writer';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
@@ -152,6 +153,16 @@ export class RunStore {
     const found = await this.locate(id, queue);
     const view = found ? await this.viewIn(found, id) : undefined;
     return view ?? (await this.tombstones.get(id)) ?? null;
+  }
+
+  /**
+   * The run's log lines numbered `from` and after (see readRunLogs); null for an unknown run. A
+   * run kept without its job (skipped, canceled before it ran) has none.
+   */
+  async logs(id: string, opts: { from?: number; limit?: number; queue?: string } = {}): Promise<RunLogPage | null> {
+    const found = await this.locate(id, opts.queue);
+    if (found) return readRunLogs(this.bull.get(found), id, opts.from, opts.limit);
+    return (await this.tombstones.get(id)) ? { lines: [], next: Math.max(opts.from ?? 1, 1), dropped: 0 } : null;
   }
 
   /** {@link get} for each id, in order (null for an unknown one). */

@@ -102,7 +102,19 @@ class CountHandler {
   }
 }
 
-@Module({ providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler, CountHandler] })
+/** Writes `lines` lines to its run's log (`attempt a line i`), then fails its first `failFirst` attempts. */
+@JobHandler('test.log')
+class LogHandler {
+  handle(p: { lines: number; failFirst?: number; fields?: Record<string, unknown> }, ctx: JobContext) {
+    for (let i = 1; i <= p.lines; i++) ctx.log(`attempt ${ctx.run.attempt} line ${i}`, p.fields);
+    if (ctx.run.attempt <= (p.failFirst ?? 0)) throw new Error(`failed attempt ${ctx.run.attempt}`);
+    return 'logged';
+  }
+}
+
+@Module({
+  providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler, CountHandler, LogHandler],
+})
 class TestHandlers {}
 
 export interface Harness {
