@@ -68,7 +68,7 @@ export function TimeChart(props: {
         ))}
         {xTicks.map((i, k) => (
           <text
-            key={i}
+            key={k}
             class="axis"
             x={LEFT + i * step + (k === 2 ? step : 0)}
             y={H - 5}
