@@ -51,8 +51,8 @@ export function TimeChart(props: {
         <strong>{props.title}</strong>
         <span class="legend">
           {series.map((s) => (
-            <span key={s.name} class={s.tone}>
-              <span class="swatch" aria-hidden="true" /> {s.name}
+            <span key={s.name}>
+              <span class={`swatch ${s.tone}`} aria-hidden="true" /> {s.name}
             </span>
           ))}
         </span>
