@@ -151,6 +151,8 @@ try {
   for (const [name, path] of pages) {
     await page.goto(`${base}/ui${path}`);
     await page.locator('h1').waitFor();
+    // The overview's charts load after its counts.
+    if (name === 'overview') await page.locator('figure.tchart').first().waitFor();
     await shot(name);
   }
   await page.emulateMedia({ colorScheme: 'dark' });

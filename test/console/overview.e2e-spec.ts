@@ -56,7 +56,7 @@ describe('web console: the overview’s totals and charts (chromium, real api + 
     expect((await flaky.locator('td.num').allInnerTexts()).slice(-3)).toEqual(['1 / 1', '1 / 1', '1 / 1']);
 
     await page.getByRole('img', { name: '4 attempts processed by all queues in the last 1 h' }).waitFor();
-    const throughput = page.locator('figure', { hasText: 'Throughput (per 1 min' });
+    const throughput = page.locator('figure', { hasText: 'Throughput (per minute)' });
     // Axes with values: 0 and a round top on y, time ago on x.
     const labels = await throughput.locator('svg text').allTextContents();
     expect(labels).toEqual(expect.arrayContaining(['0', 'now', expect.stringMatching(/ago$/)]));
@@ -64,7 +64,7 @@ describe('web console: the overview’s totals and charts (chromium, real api + 
     await page.getByRole('button', { name: '24 h' }).click();
     expect(await page.getByRole('button', { name: '24 h' }).getAttribute('aria-pressed')).toBe('true');
     await page.getByRole('img', { name: '4 attempts processed by all queues in the last 24 h' }).waitFor();
-    await page.locator('figure', { hasText: 'Throughput (per 15 min' }).waitFor();
+    await page.locator('figure', { hasText: 'Throughput (per 15 min)' }).waitFor();
     await page.getByRole('combobox', { name: /^queue/ }).selectOption('flaky');
     await page
       .getByRole('img', { name: '1 attempts failed and 1 runs parked in queue flaky in the last 24 h' })

@@ -15,6 +15,16 @@ export const RANGES = [
 ] as const;
 type Range = (typeof RANGES)[number]['window'];
 
+/** What one point of a chart covers, by the api's `stepMs`. */
+const STEP_NAMES: Record<number, string> = {
+  60_000: 'minute',
+  300_000: '5 min',
+  900_000: '15 min',
+  3_600_000: 'hour',
+  10_800_000: '3 h',
+  21_600_000: '6 h',
+};
+
 /** How often the totals are read again: workers write them once a second, so a run event would be too often. */
 const REFRESH_MS = 10_000;
 
@@ -86,8 +96,8 @@ export function RunCharts({ queues }: { queues: string[] }) {
   const at = d?.points.map((p) => p.at) ?? [];
   const who = queue ? `queue ${queue}` : 'all queues';
   const span = RANGES.find((r) => r.window === range)!.label;
-  const per = d ? duration(d.stepMs) : '';
-  const count = (v: number) => String(Math.round(v));
+  const per = d ? (STEP_NAMES[d.stepMs] ?? `${d.stepMs / 60_000} min`) : '';
+  const count = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
   return (
     <section aria-labelledby="charts-title">
       <div class="chart-controls">

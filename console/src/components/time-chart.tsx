@@ -8,9 +8,9 @@ export interface ChartSeries {
   values: (number | null)[];
 }
 
-const W = 640;
-const H = 160;
-const LEFT = 52;
+const W = 400;
+const H = 150;
+const LEFT = 46;
 const BOTTOM = 20;
 const TOP = 8;
 
@@ -93,17 +93,21 @@ export function TimeChart(props: {
               ),
             )
           : series.map((s) => (
-              <path
-                key={s.name}
-                class={`line ${s.tone}`}
-                d={s.values
-                  .map((v, i) =>
-                    v === null
-                      ? ''
-                      : `${s.values[i - 1] == null ? 'M' : 'L'}${(LEFT + (i + 0.5) * step).toFixed(1)},${y(v).toFixed(1)}`,
-                  )
-                  .join('')}
-              />
+              <g key={s.name} class={s.tone}>
+                {s.values.map((v, i) =>
+                  v === null ? null : <circle key={i} cx={LEFT + (i + 0.5) * step} cy={y(v)} r={2} />,
+                )}
+                <path
+                  class="line"
+                  d={s.values
+                    .map((v, i) =>
+                      v === null
+                        ? ''
+                        : `${s.values[i - 1] == null ? 'M' : 'L'}${(LEFT + (i + 0.5) * step).toFixed(1)},${y(v).toFixed(1)}`,
+                    )
+                    .join('')}
+                />
+              </g>
             ))}
         {at.map((a, i) => (
           <rect key={a} class="hit" x={LEFT + i * step} width={step} y={TOP} height={plotH}>
