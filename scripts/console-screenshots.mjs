@@ -155,6 +155,8 @@ try {
   for (const [name, path] of pages) {
     await page.goto(`${base}/ui${path}`);
     await page.locator('h1').waitFor();
+    // The overview's charts load after its counts.
+    if (name === 'overview') await page.locator('figure.tchart').first().waitFor();
     await shot(name);
   }
   // The actions: a routine's new form, an edit's diff before saving, a backfill's preview, an ad-hoc job.

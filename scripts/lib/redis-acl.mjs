@@ -106,6 +106,7 @@ export function roleRules(p) {
         `${c}:slot:*`,
         `${c}:rstate:*`,
         `${c}:rstats:*`,
+        `${c}:qstats:*`,
         ...runRecords,
         `${c}:worker:*`,
         `${c}:workers`,
@@ -131,7 +132,7 @@ export function roleRules(p) {
         `${c}:candidates-probe:*`,
         ...queueKeys(p),
       ],
-      r: [`${c}:rstats:*`, ...catalogs],
+      r: [`${c}:rstats:*`, `${c}:qstats:*`, ...catalogs],
       channels: [
         `${c}:routines-changed`,
         `${c}:queues-changed`,

@@ -85,6 +85,8 @@ export const SPEC_ROUTES: SpecRoute[] = [
   { method: 'GET', path: `${V1}/runs/{id}/logs/stream`, role: 'viewer', query: ['from'], sse: true },
   { method: 'GET', path: `${V1}/queues`, role: 'viewer' },
   { method: 'GET', path: `${V1}/queues/{name}`, role: 'viewer' },
+  { method: 'GET', path: `${V1}/queues/{name}/stats`, role: 'viewer', query: ['window'], statuses: [404] },
+  { method: 'GET', path: `${V1}/stats`, role: 'viewer', query: ['window'] },
   { method: 'POST', path: `${V1}/queues/{name}/pause`, role: 'operator' },
   { method: 'POST', path: `${V1}/queues/{name}/resume`, role: 'operator' },
   { method: 'GET', path: `${V1}/queues/{name}/parked`, role: 'viewer' },

@@ -1,20 +1,3 @@
-/**
- * A sparkline of `values` (oldest first) as an inline SVG. `label` is what a screen reader
- * hears, since the drawing alone says nothing to it.
- */
-export function Sparkline({ values, label, tone = 'accent' }: { values: number[]; label: string; tone?: string }) {
-  const w = 120;
-  const h = 28;
-  const max = Math.max(1, ...values);
-  const step = values.length > 1 ? w / (values.length - 1) : w;
-  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`).join(' ');
-  return (
-    <svg class={`spark t-${tone}`} viewBox={`0 0 ${w} ${h}`} width={w} height={h} role="img" aria-label={label}>
-      <polyline points={points} fill="none" stroke="currentColor" stroke-width="1.5" />
-    </svg>
-  );
-}
-
 /** Bars of run durations (oldest first), coloured by outcome: the routine's history at a glance. */
 export function DurationChart({ bars, label }: { bars: { ms: number; ok: boolean; title: string }[]; label: string }) {
   const w = 600;

@@ -1,60 +1,27 @@
-import { api, ok, type Queue, type Run } from '../api';
+import { api, ok, type Queue } from '../api';
 import { ErrorNote, Page, Time } from '../components/bits';
-import { Sparkline } from '../components/charts';
 import { Link } from '../components/link';
-import { duration } from '../format';
+import { loadTotals, RunCharts, TotalCards, useRefresh, type OverallStats } from '../components/run-totals';
 import { useLiveReload } from '../live';
 import { useResource } from '../resource';
 
-const BUCKETS = 12;
-const BUCKET_MS = 5 * 60_000;
-
-interface QueueTrend {
-  throughput: number[];
-  failures: number[];
-  latenessMs: number[];
-}
-
-/**
- * Per-queue trends over the last hour in 5-minute buckets, from the queue's latest 200 runs (the
- * API's stats are per routine; runs are what every queue has).
- */
-function trendOf(runs: Run[], now: number): QueueTrend {
-  const t: QueueTrend = { throughput: [], failures: [], latenessMs: [] };
-  const late: number[][] = [];
-  for (let i = 0; i < BUCKETS; i++) {
-    t.throughput.push(0);
-    t.failures.push(0);
-    late.push([]);
-  }
-  const start = now - BUCKETS * BUCKET_MS;
-  for (const r of runs) {
-    if (!r.finishedAt) continue;
-    const b = Math.floor((Date.parse(r.finishedAt) - start) / BUCKET_MS);
-    if (b < 0 || b >= BUCKETS) continue;
-    if (r.status === 'succeeded') t.throughput[b]!++;
-    if (r.status === 'parked' || r.status === 'failed') t.failures[b]!++;
-    if (r.scheduledFor && r.startedAt) late[b]!.push(Math.max(0, Date.parse(r.startedAt) - Date.parse(r.scheduledFor)));
-  }
-  t.latenessMs = late.map((l) => (l.length ? l.reduce((a, b) => a + b, 0) / l.length : 0));
-  return t;
-}
-
 async function loadOverview() {
   const [cluster, queues] = await Promise.all([ok(api.GET('/api/v1/cluster')), ok(api.GET('/api/v1/queues'))]);
-  const now = Date.now();
-  const trends = await Promise.all(
-    queues.items.map(async (q) => {
-      const page = await ok(api.GET('/api/v1/runs', { params: { query: { queue: q.name, page_size: 200 } } }));
-      return [q.name, trendOf(page.items, now)] as const;
-    }),
-  );
-  return { cluster, queues: queues.items, trends: new Map(trends) };
+  return { cluster, queues: queues.items };
 }
 
-function QueueRow({ q, trend }: { q: Queue; trend?: QueueTrend }) {
-  const sum = (v: number[] = []) => v.reduce((a, b) => a + b, 0);
-  const lateMax = Math.max(0, ...(trend?.latenessMs ?? []));
+type QueueTotals = OverallStats['queues'][number]['totals'];
+
+/** `1 h / 24 h` of one total, the hour's coloured when it is not zero. */
+function Pair({ h, d, tone }: { h?: number; d?: number; tone?: string }) {
+  return (
+    <td class="num">
+      <span class={h && tone ? tone : ''}>{h ?? '—'}</span> <span class="muted">/ {d ?? '—'}</span>
+    </td>
+  );
+}
+
+function QueueRow({ q, hour, day }: { q: Queue; hour?: QueueTotals; day?: QueueTotals }) {
   return (
     <tr>
       <th scope="row">
@@ -68,23 +35,9 @@ function QueueRow({ q, trend }: { q: Queue; trend?: QueueTrend }) {
       <td class="num">
         {q.counts.parked > 0 ? <Link to={`/parked?queue=${encodeURIComponent(q.name)}`}>{q.counts.parked}</Link> : 0}
       </td>
-      <td>
-        <Sparkline values={trend?.throughput ?? []} label={`${sum(trend?.throughput)} succeeded in the last hour`} />
-      </td>
-      <td>
-        <Sparkline
-          values={trend?.failures ?? []}
-          tone="bad"
-          label={`${sum(trend?.failures)} failed or parked in the last hour`}
-        />
-      </td>
-      <td>
-        <Sparkline
-          values={trend?.latenessMs ?? []}
-          tone="warn"
-          label={`lateness up to ${duration(lateMax)} in the last hour`}
-        />
-      </td>
+      <Pair h={hour?.processed} d={day?.processed} />
+      <Pair h={hour?.failed} d={day?.failed} tone="c-warn" />
+      <Pair h={hour?.parked} d={day?.parked} tone="c-bad" />
     </tr>
   );
 }
@@ -92,10 +45,14 @@ function QueueRow({ q, trend }: { q: Queue; trend?: QueueTrend }) {
 export function Overview() {
   const res = useResource(loadOverview, []);
   useLiveReload(['queue', 'run', 'routine'], res.reload);
+  const totals = useResource(loadTotals, []);
+  useRefresh(totals.reload);
   const d = res.data;
+  const t = totals.data;
+  const totalsOf = (s: OverallStats | undefined, name: string) => s?.queues.find((x) => x.queue === name)?.totals;
   return (
     <Page title="Overview">
-      <ErrorNote error={res.error} />
+      <ErrorNote error={res.error ?? totals.error} />
       {d && (
         <>
           <div class="cards">
@@ -135,10 +92,15 @@ export function Overview() {
               <p class="big">{d.cluster.apis.length}</p>
             </div>
           </div>
+          <h2>Is everything OK?</h2>
+          {t && <TotalCards hour={t.hour} day={t.day} />}
+          <RunCharts queues={d.queues.map((q) => q.name)} />
           <h2>Queues</h2>
           <div class="scroll">
             <table>
-              <caption class="sr-only">Queues with run counts per state and trends over the last hour</caption>
+              <caption class="sr-only">
+                Queues with run counts per state, and processed, failed and parked totals in the last hour and day
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">queue</th>
@@ -157,14 +119,20 @@ export function Overview() {
                   <th scope="col" class="num">
                     parked
                   </th>
-                  <th scope="col">throughput (1 h)</th>
-                  <th scope="col">failures (1 h)</th>
-                  <th scope="col">lateness (1 h)</th>
+                  <th scope="col" class="num">
+                    processed 1 h / 24 h
+                  </th>
+                  <th scope="col" class="num">
+                    failed 1 h / 24 h
+                  </th>
+                  <th scope="col" class="num">
+                    parked 1 h / 24 h
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {d.queues.map((q) => (
-                  <QueueRow key={q.name} q={q} trend={d.trends.get(q.name)} />
+                  <QueueRow key={q.name} q={q} hour={totalsOf(t?.hour, q.name)} day={totalsOf(t?.day, q.name)} />
                 ))}
               </tbody>
             </table>

@@ -331,6 +331,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/queues/{name}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A queue's processed, failed and parked totals over a window, with throughput, failure and lateness points
+     * @description From per-queue minute buckets (kept 26 h) and hour buckets (kept 8 days) that workers add to as runs settle, never a scan of runs. `window`: 1h to 7d, e.g. `24h`; up to 24h it counts whole minutes, past that whole hours. `points` downsample the window to at most 200 (`stepMs`: 1 min for 1h, 15 min for 24h, 1 h for 7d).
+     */
+    get: operations['queueStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/routines': {
     parameters: {
       query?: never;
@@ -830,6 +850,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Processed, failed and parked totals of every queue and all together over a window, with their points
+     * @description From per-queue minute buckets (kept 26 h) and hour buckets (kept 8 days) that workers add to as runs settle, never a scan of runs. `window`: 1h to 7d, e.g. `24h`; up to 24h it counts whole minutes, past that whole hours. `points` downsample the window to at most 200 (`stepMs`: 1 min for 1h, 15 min for 24h, 1 h for 7d).
+     */
+    get: operations['overallStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1184,6 +1224,70 @@ export interface components {
     };
     QueueList: {
       items: components['schemas']['Queue'][];
+    };
+    QueueTotals: {
+      processed: number;
+      failed: number;
+      parked: number;
+      succeeded: number;
+      canceled: number;
+      retried: number;
+    };
+    QueueStats: {
+      queue: string;
+      window: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      stepMs: number;
+      totals: components['schemas']['QueueTotals'];
+      latenessMs: {
+        p50: number | null;
+        p95: number | null;
+        p99: number | null;
+      };
+      points: {
+        /** Format: date-time */
+        at: string;
+        processed: number;
+        failed: number;
+        parked: number;
+        latenessP50Ms: number | null;
+        latenessP95Ms: number | null;
+      }[];
+    };
+    OverallStats: {
+      window: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      stepMs: number;
+      totals: components['schemas']['QueueTotals'];
+      latenessMs: {
+        p50: number | null;
+        p95: number | null;
+        p99: number | null;
+      };
+      points: {
+        /** Format: date-time */
+        at: string;
+        processed: number;
+        failed: number;
+        parked: number;
+        latenessP50Ms: number | null;
+        latenessP95Ms: number | null;
+      }[];
+      queues: {
+        queue: string;
+        totals: components['schemas']['QueueTotals'];
+        latenessMs: {
+          p50: number | null;
+          p95: number | null;
+          p99: number | null;
+        };
+      }[];
     };
     RoutineDefinition: {
       name: string;
@@ -3284,6 +3388,84 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  queueStats: {
+    parameters: {
+      query?: {
+        window?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Statistics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueStats'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such queue */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -6632,6 +6814,73 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  overallStats: {
+    parameters: {
+      query?: {
+        window?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Statistics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverallStats'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
           [name: string]: unknown;
         };
         content: {

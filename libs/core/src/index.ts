@@ -45,6 +45,7 @@ export * from './plan/what-if';
 export * from './cluster/duplicate-instance';
 export * from './errors/invalid-payload.error';
 export * from './stats/run-stats';
+export * from './stats/queue-stats';
 export * from './policy/backfill.policy';
 export * from './schedule/fire-preview';
 export * from './schedule/jitter';

@@ -151,6 +151,12 @@ export const KEY_REGISTRY = {
     type: 'zset',
     lives: "the queue's index of run records; expires `ageMs` after its last write",
   },
+  queueStats: {
+    scope: 'core',
+    pattern: 'qstats:<queue>:<m or h>:<span start>',
+    type: 'hash',
+    lives: "a queue's run totals per minute (10 min a hash, kept 26 h) or per hour (6 h a hash, kept 8 days)",
+  },
   cancel: {
     scope: 'core',
     pattern: 'cancel',

@@ -24,6 +24,7 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   routineRuns: [['nightly'], 'drover:{core}:routine-runs:nightly'],
   routineOpen: [['nightly'], 'drover:{core}:routine-open:nightly'],
   routineStats: [['nightly', 1_700_000_000_000], 'drover:{core}:rstats:nightly:1700000000000'],
+  queueStats: [['default', 'm', 1_700_000_400_000], 'drover:{core}:qstats:default:m:1700000400000'],
   producers: [[], 'drover:{core}:producers'],
   runRecord: [['r-1'], 'drover:{core}:run:r-1'],
   runsKept: [['default'], 'drover:{core}:runs-kept:default'],

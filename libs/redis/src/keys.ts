@@ -117,6 +117,10 @@ export class DroverKeys implements KeyBuilders {
   runsKept(queue: string): string {
     return this.build('runsKept', queue);
   }
+  /** A queue's run totals: minute (`m`) or hour (`h`) buckets of the span starting at `spanStart`. */
+  queueStats(queue: string, resolution: 'm' | 'h', spanStart: number): string {
+    return this.build('queueStats', queue, resolution, spanStart);
+  }
   cancel(): string {
     return this.build('cancel');
   }

@@ -7,6 +7,7 @@ import { RoutineChanges } from './routines/routine-changes';
 import { RoutineIndex } from './routines/routine-index';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
+import { QueueStatsStore } from './queues/queue-stats.store';
 import { SlotSkips } from './routines/slot-skips.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
@@ -26,6 +27,8 @@ export interface Stores {
   routineIndex: RoutineIndex;
   /** Per-routine run statistics (hourly aggregates). */
   stats: RoutineStatsStore;
+  /** Per-queue run totals (minute and hour buckets). */
+  queueStats: QueueStatsStore;
   claims: SlotClaims;
   /** Operators' pending skips of single slots. */
   skips: SlotSkips;
@@ -63,6 +66,7 @@ export function createStores(connections: RedisConnections, keys: DroverKeys, cl
     routineChanges: new RoutineChanges(connections.command, keys),
     routineIndex: new RoutineIndex(connections.command, keys),
     stats,
+    queueStats: new QueueStatsStore(connections.command, keys),
     claims: new SlotClaims(claimsClient, keys, connections.waitOn(claimsClient)),
     skips,
     catalog,

@@ -9,6 +9,7 @@ export { createStores, type Stores } from './create-stores';
 export { RoutineStore, type ApplyDiff } from './routines/routine.store';
 export { type RoutineState } from './routines/routine-record';
 export { RoutineStatsStore, type StatsBatch } from './routines/routine-stats.store';
+export { QueueStatsStore, type QueueStatsBatch } from './queues/queue-stats.store';
 
 // Triggering a routine by hand, a selector routine's key overrides, and why a trigger is refused.
 export {

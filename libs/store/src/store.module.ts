@@ -10,6 +10,7 @@ import { RoutineChanges } from './routines/routine-changes';
 import { RoutineIndex } from './routines/routine-index';
 import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
+import { QueueStatsStore } from './queues/queue-stats.store';
 import { RunStore } from './runs/run.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { SlotSkips } from './routines/slot-skips.store';
@@ -37,6 +38,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: RoutineChanges, ...each((s) => s.routineChanges) },
     { provide: RoutineIndex, ...each((s) => s.routineIndex) },
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
+    { provide: QueueStatsStore, ...each((s) => s.queueStats) },
     { provide: QueueEventHub, ...each((s) => s.runs.events) },
     { provide: SlotClaims, ...each((s) => s.claims) },
     { provide: SlotSkips, ...each((s) => s.skips) },
@@ -52,6 +54,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     RoutineChanges,
     RoutineIndex,
     RoutineStatsStore,
+    QueueStatsStore,
     QueueEventHub,
     SlotClaims,
     SlotSkips,

@@ -58,6 +58,7 @@ export function watchOutcomes(
     settled(job);
     const canceled = isCanceledMarker(result);
     metrics.outcome(queue, job.name, canceled ? 'canceled' : 'succeeded', spentOn(job));
+    stats.observeQueue(queue, { counter: canceled ? 'canceled' : 'succeeded' });
     stats.observe(runJobDataOf(job.data).routine, {
       status: canceled ? 'canceled' : 'succeeded',
       durationMs: durationMs(job),
@@ -72,6 +73,7 @@ export function watchOutcomes(
     const parked = decision ? decision.action === 'park' : !!job.finishedOn;
     if (parked) settled(job);
     metrics.outcome(queue, job.name, parked ? 'parked' : 'retried', spentOn(job));
+    stats.observeQueue(queue, { counter: parked ? 'parked' : 'retried' });
     if (parked) stats.observe(runJobDataOf(job.data).routine, { status: 'parked', durationMs: durationMs(job) });
     if (parked) log.warn({ ...runFields(job), err: err.message }, 'run parked: attempts exhausted or permanent error');
     else log.info({ ...runFields(job), err: err.message }, 'attempt failed; will retry');

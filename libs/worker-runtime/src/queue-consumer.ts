@@ -22,7 +22,7 @@ import { cancelOf } from './pending-cancels';
 import { recordSpent, watchOutcomes } from './outcome-events';
 import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
-import { measuresLateness, refuseStaleArm, sendBackUntilSlot } from './slot-start';
+import { refuseStaleArm, sendBackUntilSlot, startLatenessMs } from './slot-start';
 import type { ConsumerDeps } from './consumer-deps';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -207,10 +207,9 @@ export class QueueConsumer {
     const startedAt = held || gate ? clock.now() : now;
     metrics.activeDelta(queue, 1);
     try {
-      if (job.attemptsStarted === 1 && startAt != null && measuresLateness(data)) {
-        metrics.fireLateness(queue, (startedAt - startAt) / 1000);
-        this.deps.stats.observe(data.routine, { latenessMs: startedAt - startAt });
-      }
+      const lateMs = startLatenessMs(job, data, startedAt);
+      if (lateMs !== undefined) this.deps.stats.observeStart(queue, startAt != null ? data.routine : undefined, lateMs);
+      if (lateMs !== undefined && startAt != null) metrics.fireLateness(queue, lateMs / 1000);
       this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);
       if (cancel !== undefined) return canceledMarker(cancel, clock.now());

@@ -72,3 +72,15 @@ export async function refuseStaleArm(
 export function measuresLateness(data: RunJobData): boolean {
   return data.bb === undefined;
 }
+
+/**
+ * How late a run's first attempt started (ms): a slot's run against its (planned) start, any other
+ * run against when it became due (enqueued, plus its delay). Undefined for a later attempt and for
+ * a backfilled slot's run, whose lateness would only say how old its slot was.
+ */
+export function startLatenessMs(job: Job, data: RunJobData, startedAt: number): number | undefined {
+  if (job.attemptsStarted !== 1) return undefined;
+  const startAt = data.startAt ?? data.scheduledFor;
+  if (startAt != null) return measuresLateness(data) ? startedAt - startAt : undefined;
+  return Math.max(0, startedAt - (job.timestamp + (job.delay || 0)));
+}

@@ -22,6 +22,7 @@ import {
   QueueRegistry,
   ProducerCodes,
   RoutineStatsStore,
+  QueueStatsStore,
   RunStore,
   SlotClaims,
   WorkerCatalog,
@@ -81,11 +82,12 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(WORKER_RUNTIME_OPTIONS) private readonly options: WorkerRuntimeOptions,
     private readonly clock: Clock,
     statsStore: RoutineStatsStore,
+    queueStatsStore: QueueStatsStore,
     @Inject(RANDOM) private readonly random: Random,
     private readonly runs: RunStore,
   ) {
     this.metrics = new RunMetrics(droverMetrics);
-    this.stats = new RoutineStatsRecorder(statsStore, clock, log);
+    this.stats = new RoutineStatsRecorder(statsStore, queueStatsStore, clock, log);
     this.startedAt = clock.now();
     this.pendingCancels = new PendingCancels(clock);
     this.producers = new ProducerCodes(connections.command, keys);

@@ -5,9 +5,10 @@ import type { CliContext } from '../context';
 import { humanDuration } from '../output/time';
 import { renderFields, renderTable } from '../output/table';
 import { queueColumns } from './status.command';
+import { registerQueueStats } from './queue-stats.command';
 
 export function registerQueues(program: Command, ctx: CliContext): void {
-  const queues = program.command('queues').alias('queue').description('queues: counts, limits, pause and resume');
+  const queues = program.command('queues').alias('queue').description('queues: counts, limits, run totals, pause and resume');
 
   queues
     .command('ls')
@@ -67,4 +68,6 @@ export function registerQueues(program: Command, ctx: CliContext): void {
         ctx.emit(q, () => `queue ${q.name} ${q.paused ? 'paused' : 'resumed'}\n`);
       });
   }
+
+  registerQueueStats(queues, ctx);
 }

@@ -51,10 +51,12 @@ export class RoutineStatsStore {
     return pipe;
   }
 
-  /** Writes a batch in one round trip. */
-  async flush(batch: StatsBatch): Promise<void> {
-    if (batch.size === 0) return;
-    await this.write(this.redis.pipeline(), batch).exec();
+  /** Writes a batch in one round trip, with whatever `also` adds to the same pipeline (the queues' totals). */
+  async flush(batch: StatsBatch, also?: (pipe: ChainableCommander) => void): Promise<void> {
+    if (batch.size === 0 && !also) return;
+    const pipe = this.write(this.redis.pipeline(), batch);
+    also?.(pipe);
+    await pipe.exec();
   }
 
   /** The routine's aggregates over the `windowMs` before `now`, merged (one round trip). */

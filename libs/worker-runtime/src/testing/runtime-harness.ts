@@ -13,7 +13,7 @@ import { createLogger } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { PlatformModule } from '@drover/platform';
 import { DroverKeys, RedisConnections } from '@drover/redis';
-import { BullQueues, QueueRegistry, RunStore, type NewRun } from '@drover/store';
+import { BullQueues, QueueRegistry, QueueStatsStore, RunStore, type NewRun } from '@drover/store';
 import { testRedisUrl, testStores } from '@drover/testing';
 import { PermanentError } from '../errors/permanent.error';
 import type { JobContext } from '../job-context';
@@ -122,6 +122,7 @@ export interface Harness {
   runs: RunStore;
   registry: QueueRegistry;
   bull: BullQueues;
+  queueStats: QueueStatsStore;
   connections: RedisConnections;
   keys: DroverKeys;
   close(): Promise<void>;
