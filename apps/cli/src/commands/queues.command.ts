@@ -8,7 +8,10 @@ import { queueColumns } from './status.command';
 import { registerQueueStats } from './queue-stats.command';
 
 export function registerQueues(program: Command, ctx: CliContext): void {
-  const queues = program.command('queues').alias('queue').description('queues: counts, limits, run totals, pause and resume');
+  const queues = program
+    .command('queues')
+    .alias('queue')
+    .description('queues: counts, limits, run totals, pause and resume');
 
   queues
     .command('ls')
