@@ -42,6 +42,9 @@ const shared = {
 };
 
 const config: Config = {
+  // Two suites at a time: e2e suites spend most of their time waiting on real processes and timers,
+  // so a second worker roughly halves a full run on a 2-core machine (jest's default there is one).
+  maxWorkers: 2,
   // The real redis-server for int and e2e projects: started once, on a free loopback port.
   globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',

@@ -36,7 +36,10 @@ describe('api platform (real api process)', () => {
     const bad = expectProblem(await api.call('GET', '/audit?page_size=0&colour=red'), 400);
     expect(bad.errors).toEqual([
       { path: 'query.page_size', message: expect.stringContaining('>=1') },
-      { path: 'query.colour', message: 'unknown field "colour"; valid fields: log, page_size, page_token' },
+      {
+        path: 'query.colour',
+        message: 'unknown field "colour"; valid fields: log, page_size, page_token, token, action, target, from, to',
+      },
     ]);
   });
 });
