@@ -1,11 +1,10 @@
-import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
-import { SystemClock, DroverKeys, RedisConnections } from '@drover/redis';
-import { RoutineIndex, RoutineStore } from '@drover/store';
-import { testRedisUrl, uniquePrefix } from '@drover/testing';
-import { FiresQueue } from '../fires/fires-queue.provider';
-import { LeaderElector, type Leadership } from '../leadership/leader-elector';
-import { Reconciler } from './reconciler.service';
+import { SystemClock } from '@drover/redis';
+import type { RoutineStore } from '@drover/store';
+import type { FiresQueue } from '../fires/fires-queue.provider';
+import type { Leadership } from '../leadership/leader-elector';
+import { startReconcilerHarness, type ReconcilerHarness } from '../testing/reconciler-harness';
+import type { Reconciler } from './reconciler.service';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -20,32 +19,20 @@ function routine(name: string, extra: Record<string, unknown>): Routine {
 }
 
 describe('Reconciler: startAt / endAt on the Job Scheduler (real Redis and BullMQ)', () => {
-  let conns: RedisConnections;
+  let h: ReconcilerHarness;
   let fires: FiresQueue;
   let reconciler: Reconciler;
   let routines: RoutineStore;
-  let elector: LeaderElector;
   let lead: Leadership;
+  let isCurrent: () => boolean;
   const clock = new SystemClock();
-  const isCurrent = () => elector.leadership?.token === lead.token;
 
   beforeEach(async () => {
-    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'reconcile-bounds');
-    const keys = new DroverKeys(uniquePrefix('recb'), false);
-    fires = FiresQueue.create(conns, keys);
-    routines = new RoutineStore(conns.command, keys);
-    const index = new RoutineIndex(conns.command, keys);
-    reconciler = new Reconciler(conns, keys, routines, index, fires, clock, pino({ level: 'silent' }));
-    elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
-    elector.start();
-    lead = await elector.waitForLeadership();
+    h = await startReconcilerHarness('recb');
+    ({ fires, reconciler, routines, lead, isCurrent } = h);
   });
 
-  afterEach(async () => {
-    await elector.stop();
-    await fires.close();
-    await conns.closeAll();
-  });
+  afterEach(() => h.stop());
 
   it('starts the Job Scheduler at startAt, ends it at endAt, and removes it once the cursor passed the last slot', async () => {
     const now = clock.now();

@@ -1,11 +1,11 @@
-import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
-import { SystemClock, DroverKeys, RedisConnections } from '@drover/redis';
-import { RoutineIndex, RoutineStore } from '@drover/store';
-import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
-import { FiresQueue } from '../fires/fires-queue.provider';
-import { LeaderElector, type Leadership } from '../leadership/leader-elector';
-import { Reconciler } from './reconciler.service';
+import { SystemClock } from '@drover/redis';
+import type { RoutineStore } from '@drover/store';
+import { testRedisClient } from '@drover/testing';
+import type { FiresQueue } from '../fires/fires-queue.provider';
+import type { Leadership } from '../leadership/leader-elector';
+import { startReconcilerHarness, type ReconcilerHarness } from '../testing/reconciler-harness';
+import type { Reconciler } from './reconciler.service';
 
 function routine(name: string, when: Record<string, unknown>): Routine {
   const res = parseBundle({
@@ -21,32 +21,20 @@ const weekends = { kind: 'cron', cron: '0 12 * * 6,0' };
 const hourly = { kind: 'interval', everyMs: 3_600_000, name: 'hourly' };
 
 describe('Reconciler: a routine with several triggers (real Redis and BullMQ)', () => {
-  let conns: RedisConnections;
+  let h: ReconcilerHarness;
   let fires: FiresQueue;
   let reconciler: Reconciler;
   let routines: RoutineStore;
-  let elector: LeaderElector;
   let lead: Leadership;
+  let isCurrent: () => boolean;
   const clock = new SystemClock();
-  const isCurrent = () => elector.leadership?.token === lead.token;
 
   beforeEach(async () => {
-    conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, 'reconcile-triggers-test');
-    const keys = new DroverKeys(uniquePrefix('rtr'), false);
-    fires = FiresQueue.create(conns, keys);
-    routines = new RoutineStore(conns.command, keys);
-    const index = new RoutineIndex(conns.command, keys);
-    reconciler = new Reconciler(conns, keys, routines, index, fires, clock, pino({ level: 'silent' }));
-    elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
-    elector.start();
-    lead = await elector.waitForLeadership();
+    h = await startReconcilerHarness('rtr');
+    ({ fires, reconciler, routines, lead, isCurrent } = h);
   });
 
-  afterEach(async () => {
-    await elector.stop();
-    await fires.close();
-    await conns.closeAll();
-  });
+  afterEach(() => h.stop());
 
   const schedulers = async () =>
     (await fires.getJobSchedulers())
@@ -58,11 +46,14 @@ describe('Reconciler: a routine with several triggers (real Redis and BullMQ)', 
     const client = testRedisClient();
     const monitor = await client.monitor();
     const writes: string[] = [];
+    // Only this test's keys: test files run side by side on the same Redis.
     monitor.on('monitor', (_t: string, args: string[]) => {
-      if (/^(evalsha|eval|hset|zadd|zrem|del|set)$/i.test(args[0] ?? '')) writes.push(args.join(' '));
+      const line = args.join(' ');
+      if (line.includes(`${h.keys.prefix}:`) && /^(evalsha|eval|hset|zadd|zrem|del|set)$/i.test(args[0] ?? ''))
+        writes.push(line);
     });
     await fn();
-    await conns.command.ping(); // let MONITOR deliver what it saw
+    await h.conns.command.ping(); // let MONITOR deliver what it saw
     monitor.disconnect();
     client.disconnect();
     return writes;

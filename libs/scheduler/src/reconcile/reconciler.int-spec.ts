@@ -78,9 +78,11 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     const client = testRedisClient();
     const monitor = await client.monitor();
     const writes: string[] = [];
+    // Only this test's keys: test files run side by side on the same Redis.
     monitor.on('monitor', (_t: string, args: string[]) => {
-      if (/^(evalsha|eval)$/i.test(args[0] ?? '') || /^(hset|zadd|del|set)$/i.test(args[0] ?? ''))
-        writes.push(args.join(' '));
+      const line = args.join(' ');
+      if (!line.includes(`${keys.prefix}:`)) return;
+      if (/^(evalsha|eval)$/i.test(args[0] ?? '') || /^(hset|zadd|del|set)$/i.test(args[0] ?? '')) writes.push(line);
     });
     const second = await reconciler.reconcileAll(lead, isCurrent);
     expect(second).toEqual({ upserted: [], removed: [], unchanged: 20 });
