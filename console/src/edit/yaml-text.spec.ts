@@ -81,6 +81,10 @@ describe('routines as YAML', () => {
     const tab = parseRoutineYaml('name: a\n\tjobType: noop\n');
     expect(tab).toMatchObject({ ok: false, spot: { line: 2, col: 1 } });
     if (!tab.ok) expect(tab.error).not.toMatch(/line|\n/);
+    // Aliases are bounded as in a policy file: a small text cannot grow into a huge definition.
+    const a = `[${Array(10).fill('x').join(', ')}]`;
+    const bomb = `name: a\nl0: &l0 ${a}\nl1: &l1 [${Array(10).fill('*l0').join(', ')}]\nl2: [${Array(20).fill('*l1').join(', ')}]\n`;
+    expect(parseRoutineYaml(bomb)).toMatchObject({ ok: false, error: /alias/i });
   });
 
   it("finds the line of an api field error's field, or of its nearest parent", () => {
