@@ -22,6 +22,7 @@ const SCRIPT_FILES = [
   'putTombstone-2',
   'readLeanJobs-n',
   'indexRoutines-n',
+  'decideApproval-2',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -138,6 +139,8 @@ export interface DroverScripts {
   readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
   /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  /** 1 when the job still held back with exactly `readData` now carries `newData`, else 0 (see decideApproval-2.lua). */
+  decideApproval(jobKey: string, delayedKey: string, id: string, readData: string, newData: string): Promise<number>;
 }
 
 const defined = new WeakSet<object>();
