@@ -23,6 +23,7 @@ const SCRIPT_FILES = [
   'readLeanJobs-n',
   'indexRoutines-n',
   'decideApproval-2',
+  'countAwaitingApproval-1',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -141,6 +142,8 @@ export interface DroverScripts {
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   /** 1 when the job still held back with exactly `readData` now carries `newData`, else 0 (see decideApproval-2.lua). */
   decideApproval(jobKey: string, delayedKey: string, id: string, readData: string, newData: string): Promise<number>;
+  /** Runs of a queue awaiting approval among the `limit` furthest-due delayed jobs (see countAwaitingApproval-1.lua). */
+  countAwaitingApproval(delayedKey: string, jobKeyPrefix: string, limit: number): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

@@ -65,7 +65,7 @@ export { NotParkedError, type ParkedCursor, type ParkedRun } from './runs/parked
 export { BullQueues } from './queues/bull-queues';
 export { QueueRegistry, UnknownQueueError, type QueueRecord } from './queues/queue-registry.store';
 export { QueueEventHub, type QueueEvent } from './queues/queue-event-hub';
-export { QUEUE_COUNT_STATES, readQueueCounts, workersConsuming } from './queues/queue-counts';
+export { QUEUE_COUNT_STATES, readAwaitingApproval, readQueueCounts, workersConsuming } from './queues/queue-counts';
 
 // Slots: the claim that makes each scheduled slot fire at most once, and what was decided for it.
 export { SlotClaims, type CursorNext } from './slots/slot-claims.store';

@@ -1,5 +1,6 @@
 import type { QueueInput } from '@drover/core';
 import { testRedisClient, testStores } from '@drover/testing';
+import { readAwaitingApproval } from '../queues/queue-counts';
 import type { NewRun } from './run.store';
 
 type Stores = ReturnType<typeof testStores>;
@@ -106,8 +107,13 @@ describe('approval gates against a real redis-server', () => {
     const listed = await s.runs.listRecent({ status: 'awaiting-approval' });
     expect(listed.map((r) => r.id).sort()).toEqual(['w-1', 'w-2']);
     expect((await s.runs.listRecent({ status: 'scheduled' })).map((r) => r.id)).toEqual(['d-1']);
+    // The gauge's count: the gated runs still waiting, never a plain delayed run.
+    const count = (q: string) => readAwaitingApproval(s.bull, s.connections.command, q);
+    expect([await count('gated'), await count('open')]).toEqual([2, 0]);
     expect(await s.runs.cancel('w-2', 'no longer needed')).toMatchObject({ outcome: 'canceled' });
     expect(await codeOf(s.runs.approvals.approve('w-2', { by: 'x' }))).toBe('not-awaiting-approval');
+    await s.runs.approvals.approve('w-1', { by: 'x' });
+    expect(await count('gated')).toBe(0);
   });
 
   it('an approved run with a future run-at still waits for it', async () => {
