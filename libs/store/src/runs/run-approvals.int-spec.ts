@@ -8,6 +8,7 @@ type Stores = ReturnType<typeof testStores>;
 const QUEUES: QueueInput[] = [
   { name: 'gated', approval: { required: true, expiresAfterMs: 3_600_000 } },
   { name: 'open' },
+  { name: 'brief', approval: { required: true, expiresAfterMs: 50 } },
 ];
 
 const run = (id: string, over: Partial<NewRun> = {}): NewRun => ({
@@ -114,6 +115,23 @@ describe('approval gates against a real redis-server', () => {
     expect(await codeOf(s.runs.approvals.approve('w-2', { by: 'x' }))).toBe('not-awaiting-approval');
     await s.runs.approvals.approve('w-1', { by: 'x' });
     expect(await count('gated')).toBe(0);
+  });
+
+  it('refuses a decision past the expiry and leaves the run to the worker; lets go a decided run a crash left held', async () => {
+    await s.runs.enqueue(run('brief-1', { queue: 'brief' }));
+    await new Promise((r) => setTimeout(r, 100));
+    // No worker took it yet: still held, but past its expiry it is the worker's to reject.
+    expect(await codeOf(s.runs.approvals.approve('brief-1', { by: 'late' }))).toBe('not-awaiting-approval');
+    expect(await codeOf(s.runs.approvals.reject('brief-1', { by: 'late' }))).toBe('not-awaiting-approval');
+    expect(await s.bull.get('brief').getJobState('brief-1')).toBe('delayed');
+
+    // An approve recorded, then the api died before promoting: the next decision is refused and lets it go.
+    await s.runs.enqueue(run('crashed'));
+    const job = (await s.bull.get('gated').getJob('crashed'))!;
+    await job.updateData({ ...job.data, ap: { s: 'a', by: 'alice', at: Date.now() } });
+    expect(await s.runs.get('crashed')).toMatchObject({ status: 'scheduled', approval: { state: 'approved' } });
+    expect(await codeOf(s.runs.approvals.approve('crashed', { by: 'bob' }))).toBe('not-awaiting-approval');
+    expect(await s.bull.get('gated').getJobState('crashed')).toBe('waiting');
   });
 
   it('an approved run with a future run-at still waits for it', async () => {

@@ -67,7 +67,8 @@ export class RunApprovals {
       const decision = { kind, by: ask.by, at, ...(ask.reason !== undefined && { reason: ask.reason }) };
       const decided = decideApproval(data.ap, score !== null, decision);
       if ('refused' in decided) {
-        if (data.ap && score !== null) await this.letGo(queue, id, data.ap).catch(() => undefined);
+        // Decided, still held: a crash came between deciding and letting go. Let it go now.
+        if (data.ap && data.ap.s !== 'w' && score !== null) await this.letGo(queue, id, data.ap).catch(() => undefined);
         throw await this.refusal(id, queue, decided.refused);
       }
       const next = JSON.stringify({ ...data, ap: decided.gate });
