@@ -77,10 +77,12 @@ function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined 
     case 'delayed': {
       // A delay before the first start is a future runAt (or an approval gate holding the run
       // back); after a start it is a retry backoff.
-      if ((job.attemptsStarted ?? 0) > 0) return 'queued';
+      // A gate still waiting never let a handler start (a worker handed it early gave it back);
+      // rejected, it is settled, though its job may linger a moment before it is removed.
       const gate = runJobDataOf(job.data).ap?.s;
-      // Rejected: settled, though its job may linger a moment before it is removed.
-      return gate === 'w' ? 'awaiting-approval' : gate === 'r' ? 'canceled' : 'scheduled';
+      if (gate === 'w') return 'awaiting-approval';
+      if (gate === 'r') return 'canceled';
+      return (job.attemptsStarted ?? 0) > 0 ? 'queued' : 'scheduled';
     }
     case 'waiting':
     case 'prioritized':
