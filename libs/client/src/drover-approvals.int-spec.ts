@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { testRedisUrl, uniquePrefix } from '@drover/testing';
 import type { DroverClient } from './drover-client.service';
+import { NotAwaitingApprovalError } from './index';
 import { defineQueues, startProducer, startWorker, starts } from '../test/client-test-harness';
 
 describe('DroverClient approval gates with a real redis-server and a worker runtime', () => {
@@ -34,7 +35,7 @@ describe('DroverClient approval gates with a real redis-server and a worker runt
       status: 'canceled',
       approval: { state: 'rejected', by: 'alice' },
     });
-    await expect(client.approveRun(no)).rejects.toMatchObject({ code: 'not-awaiting-approval' });
+    await expect(client.approveRun(no)).rejects.toBeInstanceOf(NotAwaitingApprovalError);
     await expect(client.rejectRun(yes)).rejects.toMatchObject({ code: 'not-awaiting-approval' });
     expect(starts.filter((s) => s.id === yes)).toHaveLength(1);
     expect(starts.filter((s) => s.id === no)).toHaveLength(0);

@@ -41,6 +41,7 @@ export {
 
 // Runs: creating, reading and cancelling them, and the view every face shows of one.
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
+export { NotAwaitingApprovalError } from './runs/not-awaiting-approval.error';
 export { type NewRun, type SkippedRun } from './runs/new-run';
 export { attemptOf, type RunView } from './runs/run-view';
 export { RUN_LOG_PAGE_MAX, type RunLogPage } from './runs/run-logs';
