@@ -22,11 +22,14 @@ const NETWORK_CODES: Record<string, string> = {
   CERT_HAS_EXPIRED: 'certificate expired',
 };
 
-/** The network reason behind undici's `fetch failed`, if that is what `err` is. */
+/**
+ * The network reason behind a `fetch failed` (the CLI's transport, http/node-fetch.ts, reports as
+ * Node's fetch does), if that is what `err` is.
+ */
 function networkReason(err: unknown): string | undefined {
   if (!(err instanceof TypeError) || err.message !== 'fetch failed') return undefined;
   let cause = (err as { cause?: unknown }).cause;
-  // undici nests: fetch failed → ConnectTimeoutError / AggregateError (IPv4 and IPv6) → errno.
+  // Nested: fetch failed → a timeout / AggregateError (IPv4 and IPv6) → errno.
   for (let depth = 0; depth < 4 && cause; depth++) {
     const code = (cause as { code?: string }).code;
     if (code) return NETWORK_CODES[code] ?? code;
