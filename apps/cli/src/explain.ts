@@ -20,6 +20,9 @@ const NETWORK_CODES: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'certificate not trusted',
   CERT_HAS_EXPIRED: 'certificate expired',
+  // An https:// URL to a plain-http server: node:https says EPROTO, undici said the OpenSSL reason.
+  EPROTO: 'TLS handshake failed (an http:// server?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (an http:// server?)',
 };
 
 /**

@@ -88,6 +88,18 @@ describe('nodeFetch (the CLI transport)', () => {
     }
   });
 
+  it('says so when an https URL reaches a plain-http server', async () => {
+    const server = createServer((_req, res) => res.end('{}'));
+    const url = `https://127.0.0.1:${await listen(server)}`;
+    try {
+      expect(await failureOf(nodeFetch(`${url}/api/v1/queues`), url)).toBe(
+        `cannot reach the Drover API at ${url}: TLS handshake failed (an http:// server?) (set --api-url or DROVER_API_URL)`,
+      );
+    } finally {
+      await close(server);
+    }
+  });
+
   describe('over TLS', () => {
     let certs: TestCerts;
     let server: Server;
