@@ -34,6 +34,7 @@ const shared = {
   moduleNameMapper: {
     '^@drover/core/words$': '<rootDir>/libs/core/src/words',
     '^@drover/core/human-time$': '<rootDir>/libs/core/src/human-time',
+    '^@drover/config/config-file$': '<rootDir>/libs/config/src/config-file',
     '^@drover/([^/]+)$': '<rootDir>/libs/$1/src',
   },
   testEnvironment: 'node',

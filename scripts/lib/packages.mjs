@@ -39,9 +39,9 @@ export const PACKAGES = [
     description: 'The `drover` command line: runs, routines, queues and policy files of a Drover cluster',
     entry: 'apps/cli/src/main.ts',
     readme: 'docs/cli.md',
-    // A command-line tool has no application around it: it brings its own copies. @nestjs/common is
-    // loaded only by `drover validate` (the policy-file loader's lib index holds a Nest module).
-    dependencies: ['@nestjs/common', 'commander', 'cron-parser', 'openapi-fetch', 'yaml', 'zod'],
+    // A command-line tool has no application around it: it brings its own copies. No NestJS:
+    // `drover validate` loads the policy-file loader alone (`@drover/config/config-file`).
+    dependencies: ['commander', 'cron-parser', 'openapi-fetch', 'yaml', 'zod'],
     peerDependencies: [],
     bin: { drover: 'dist/apps/cli/src/main.js' },
   },

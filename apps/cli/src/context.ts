@@ -1,6 +1,7 @@
-import { createDroverApiClient, readEventStream, type DroverApiClient, type SseEvent } from '@drover/api-client';
+import { createDroverApiCalls, readEventStream, type DroverApiCalls, type SseEvent } from '@drover/api-client';
 import { UsageError } from './cli-error';
 import { resolveTarget, type ApiTarget } from './config/profiles';
+import { nodeFetch } from './http/node-fetch';
 import type { CliIo } from './io';
 import { colorWanted, palette, type Palette } from './output/color';
 import { relativeTime } from './output/time';
@@ -23,7 +24,7 @@ export interface GlobalOptions {
  */
 export class CliContext {
   private target?: ApiTarget;
-  private client?: DroverApiClient;
+  private client?: DroverApiCalls;
 
   constructor(
     readonly io: CliIo,
@@ -52,8 +53,9 @@ export class CliContext {
     return this.io.isTty ? (this.io.columns ?? 100) : undefined;
   }
 
-  get api(): DroverApiClient {
-    this.client ??= createDroverApiClient(this.apiTarget);
+  /** The typed client, on node:http: see http/node-fetch.ts for why not Node's fetch. */
+  get api(): DroverApiCalls {
+    this.client ??= createDroverApiCalls({ ...this.apiTarget, fetch: (url, init) => nodeFetch(url, init) });
     return this.client;
   }
 
@@ -69,6 +71,7 @@ export class CliContext {
       baseUrl,
       ...(token && { token }),
       path,
+      fetch: (url, init) => nodeFetch(url, init),
       ...(signal && { signal }),
       ...(onOpen && { onOpen }),
     });

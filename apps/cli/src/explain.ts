@@ -20,13 +20,19 @@ const NETWORK_CODES: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'certificate not trusted',
   CERT_HAS_EXPIRED: 'certificate expired',
+  // An https:// URL to a plain-http server: node:https says EPROTO, undici said the OpenSSL reason.
+  EPROTO: 'TLS handshake failed (an http:// server?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (an http:// server?)',
 };
 
-/** The network reason behind undici's `fetch failed`, if that is what `err` is. */
+/**
+ * The network reason behind a `fetch failed` (the CLI's transport, http/node-fetch.ts, reports as
+ * Node's fetch does), if that is what `err` is.
+ */
 function networkReason(err: unknown): string | undefined {
   if (!(err instanceof TypeError) || err.message !== 'fetch failed') return undefined;
   let cause = (err as { cause?: unknown }).cause;
-  // undici nests: fetch failed → ConnectTimeoutError / AggregateError (IPv4 and IPv6) → errno.
+  // Nested: fetch failed → a timeout / AggregateError (IPv4 and IPv6) → errno.
   for (let depth = 0; depth < 4 && cause; depth++) {
     const code = (cause as { code?: string }).code;
     if (code) return NETWORK_CODES[code] ?? code;

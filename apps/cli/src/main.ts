@@ -60,8 +60,8 @@ const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => s
 
 void runCli(process.argv.slice(2), io).then(async (code) => {
   process.exitCode = code;
-  // Whatever a command left open must not hold the terminal: fetch keeps its connection to the
-  // api alive for the next request, which never comes, and the process would wait for it. Exit as
+  // Whatever a command left open must not hold the terminal: the HTTP agent keeps its connection to
+  // the api alive for the next request, which never comes, and the process would wait for it. Exit as
   // soon as the output is out (the timer, in case a stream never reports back).
   setTimeout(() => process.exit(code), 200).unref();
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);

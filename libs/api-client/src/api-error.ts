@@ -39,6 +39,16 @@ export class DroverApiError extends Error {
 
   static async fromResponse(request: Request, response: Response): Promise<DroverApiError> {
     const text = await response.clone().text();
+    return DroverApiError.fromAnswer(
+      `${request.method} ${new URL(request.url).pathname}`,
+      response.status,
+      response.statusText,
+      text,
+    );
+  }
+
+  /** `request` is the method and path (`GET /api/v1/queues`); `text` the answer's body. */
+  static fromAnswer(request: string, status: number, statusText: string, text: string): DroverApiError {
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -49,10 +59,10 @@ export class DroverApiError extends Error {
       ? body
       : {
           type: 'about:blank',
-          title: response.statusText || 'Error',
-          status: response.status,
-          detail: text.trim().slice(0, 200) || `HTTP ${response.status}`,
+          title: statusText || 'Error',
+          status,
+          detail: text.trim().slice(0, 200) || `HTTP ${status}`,
         };
-    return new DroverApiError(response.status, problem, `${request.method} ${new URL(request.url).pathname}`);
+    return new DroverApiError(status, problem, request);
   }
 }

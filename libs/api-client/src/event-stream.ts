@@ -1,4 +1,5 @@
 import { DroverApiError } from './api-error';
+import type { FetchAnswer, FetchLike } from './fetch-like';
 import { SseParser, type SseEvent } from './sse-parser';
 
 export interface EventStreamOptions {
@@ -9,7 +10,8 @@ export interface EventStreamOptions {
   path: string;
   /** Aborting closes the stream; the iteration then ends without an error. */
   signal?: AbortSignal;
-  fetch?: (input: Request) => Promise<Response>;
+  /** Another transport (the CLI's, on node:http); default `globalThis.fetch`. */
+  fetch?: FetchLike;
   /** Called once the api answered 200: from then on the stream sees what happens. */
   onOpen?: () => void;
 }
@@ -22,23 +24,27 @@ export interface EventStreamOptions {
  * resume simply opens the stream again.
  */
 export async function* readEventStream(options: EventStreamOptions): AsyncGenerator<SseEvent> {
-  const request = new Request(`${options.baseUrl.replace(/\/+$/, '')}${options.path}`, {
-    headers: {
-      accept: 'text/event-stream',
-      ...(options.token && { authorization: `Bearer ${options.token}` }),
-    },
-    ...(options.signal && { signal: options.signal }),
-  });
-  let response: Response;
+  const url = `${options.baseUrl.replace(/\/+$/, '')}${options.path}`;
+  let response: FetchAnswer;
   try {
-    response = await (options.fetch ?? fetch)(request);
+    response = await (options.fetch ?? fetch)(url, {
+      headers: {
+        accept: 'text/event-stream',
+        ...(options.token && { authorization: `Bearer ${options.token}` }),
+      },
+      ...(options.signal && { signal: options.signal }),
+    });
   } catch (err) {
     if (options.signal?.aborted) return;
     throw err;
   }
-  if (response.status !== 200 || !response.body) throw await DroverApiError.fromResponse(request, response);
+  if (response.status !== 200 || !response.body) {
+    const text = await response.text();
+    throw DroverApiError.fromAnswer(`GET ${new URL(url).pathname}`, response.status, response.statusText, text);
+  }
+  const body = response.body;
   options.onOpen?.();
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
   try {
@@ -52,6 +58,6 @@ export async function* readEventStream(options: EventStreamOptions): AsyncGenera
     throw err;
   } finally {
     reader.releaseLock();
-    await response.body.cancel().catch(() => undefined);
+    await body.cancel().catch(() => undefined);
   }
 }
