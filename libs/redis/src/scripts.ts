@@ -22,6 +22,7 @@ const SCRIPT_FILES = [
   'putTombstone-2',
   'readLeanJobs-n',
   'indexRoutines-n',
+  'saveCheckpoint-2',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -138,6 +139,18 @@ export interface DroverScripts {
   readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
   /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  /**
+   * Writes `field` of a job hash if `token` still holds the job's lock; 1, or -1 (StaleToken) when it
+   * does not. `data`: '' leaves the job's data, '+' marks it (`"ck":1`), else it is the new data.
+   */
+  saveCheckpoint(
+    jobKey: string,
+    lockKey: string,
+    token: string,
+    field: string,
+    value: string,
+    data: string,
+  ): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

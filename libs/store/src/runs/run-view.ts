@@ -1,4 +1,4 @@
-import type { ParkReason, Run, RunStatus } from '@drover/core';
+import { decodeCheckpoint, type ParkReason, type Run, type RunCheckpoint, type RunStatus } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
 import type { OmittedPart } from './lean-jobs';
 import { priorityValueOfBull } from './run-ids';
@@ -24,6 +24,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   bufferedBehind?: string;
   /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
   trigger?: string;
+  /** The last checkpoint its handler recorded (`ctx.checkpoint`); read with the run alone, never in a listing. */
+  checkpoint?: RunCheckpoint;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -90,6 +92,8 @@ export interface RunReadContext {
   maxAttempts?: number;
   /** The name of a producer code; the code itself when unknown. */
   producerName?: (code: string) => string;
+  /** The run's stored checkpoint (see RunCheckpoints), read when its record says it has one. */
+  checkpoint?: string;
 }
 
 /** Derives the run view from a BullMQ job and its state; undefined if the job is gone. Pure. */
@@ -152,6 +156,8 @@ export function runFromJob(
     view.finishedAt = Math.max(job.finishedOn, view.startedAt ?? view.createdAt);
   }
   if (job.progress !== undefined && job.progress !== 0) view.progress = job.progress;
+  const checkpoint = decodeCheckpoint(ctx.checkpoint);
+  if (checkpoint) view.checkpoint = checkpoint;
   if (last) view.error = { message: last.message, ...(last.stack && { stack: last.stack }) };
   else if (job.failedReason) view.error = { message: job.failedReason };
   if (status === 'parked') {
