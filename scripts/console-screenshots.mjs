@@ -159,7 +159,7 @@ try {
     if (name === 'overview') await page.locator('figure.tchart').first().waitFor();
     await shot(name);
   }
-  // The actions: a routine's new form, an edit's diff before saving, a backfill's preview, an ad-hoc job.
+  // The actions: a routine's new form, an edit as YAML and its diff before saving, a backfill's preview, an ad-hoc job.
   await page.goto(`${base}/ui/routines/new`);
   await page.getByLabel('Name').fill('weekly-report');
   await page.getByLabel('Trigger').selectOption('cron');
@@ -167,9 +167,14 @@ try {
   await page.getByLabel('Time zone').fill('Europe/Berlin');
   await shot('routine-new');
   await page.goto(`${base}/ui/routines/slow-tick/edit`);
-  const json = page.getByLabel('Definition (JSON)');
-  const def = JSON.parse(await json.inputValue());
-  await json.fill(JSON.stringify({ ...def, payload: { ms: 2500 }, concurrencyPolicy: 'buffer-one' }, null, 2));
+  // As YAML: first a value the api refuses (named by field and line), then the diff of a valid change.
+  const yaml = page.getByLabel('Definition (YAML)');
+  const def = (await yaml.inputValue()).replace('ms: 1500', 'ms: 2500');
+  await yaml.fill(def.replace('concurrencyPolicy: forbid', 'concurrencyPolicy: buffer-two'));
+  await page.getByRole('button', { name: 'Review changes' }).click();
+  await page.getByTestId('validation').waitFor();
+  await shot('routine-edit-yaml');
+  await yaml.fill(def.replace('concurrencyPolicy: forbid', 'concurrencyPolicy: buffer-one'));
   await page.getByRole('button', { name: 'Review changes' }).click();
   await page.getByTestId('diff').waitFor();
   await shot('routine-edit-diff');

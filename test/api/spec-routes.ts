@@ -80,6 +80,8 @@ export const SPEC_ROUTES: SpecRoute[] = [
   },
   { method: 'GET', path: `${V1}/runs/{id}`, role: 'viewer' },
   { method: 'POST', path: `${V1}/runs/{id}/cancel`, role: 'operator' },
+  { method: 'POST', path: `${V1}/runs/{id}/approve`, role: 'operator' },
+  { method: 'POST', path: `${V1}/runs/{id}/reject`, role: 'operator' },
   { method: 'GET', path: `${V1}/runs/{id}/events`, role: 'viewer', sse: true },
   { method: 'GET', path: `${V1}/runs/{id}/logs`, role: 'viewer', query: ['from', 'limit'] },
   { method: 'GET', path: `${V1}/runs/{id}/logs/stream`, role: 'viewer', query: ['from'], sse: true },

@@ -67,7 +67,7 @@ describe('web console: every action (chromium, real api)', () => {
     await page.getByLabel('Queue').selectOption('reports');
     await page.getByRole('button', { name: 'Review changes' }).click();
     const diff = page.getByTestId('diff');
-    await diff.getByText('+   "everyMs": 90000').waitFor();
+    await diff.getByText('+   everyMs: 90000').waitFor();
     await page.getByRole('button', { name: 'Create routine' }).click();
     await page.getByRole('heading', { level: 1, name: 'Routine from-form', exact: true }).waitFor();
     const made = await api.call('GET', '/routines/from-form');
@@ -82,6 +82,7 @@ describe('web console: every action (chromium, real api)', () => {
     const page = await loggedIn('operator');
     await page.goto(ui('/routines/minutely'));
     await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
     const json = page.getByLabel('Definition (JSON)');
     const stored = JSON.parse(await json.inputValue()) as Record<string, unknown>;
     expect(stored).toMatchObject({ name: 'minutely', trigger: { kind: 'interval', everyMs: 60_000 } });
@@ -227,12 +228,12 @@ describe('web console: every action (chromium, real api)', () => {
     const page = await loggedIn('admin');
     const steps: [string, (p: Page) => Promise<unknown>][] = [
       ['/routines/new', (p) => p.getByLabel('Name').waitFor()],
-      ['/routines/minutely/edit', (p) => p.getByLabel('Definition (JSON)').waitFor()],
+      ['/routines/minutely/edit', (p) => p.getByLabel('Definition (YAML)').waitFor()],
       [
         '/routines/minutely/edit',
         async (p) => {
-          const json = p.getByLabel('Definition (JSON)');
-          await json.fill((await json.inputValue()).replace('"noop"', '"sleep"'));
+          const yaml = p.getByLabel('Definition (YAML)');
+          await yaml.fill((await yaml.inputValue()).replace('jobType: noop', 'jobType: sleep'));
           await p.getByRole('button', { name: 'Review changes' }).click();
           await p.getByTestId('diff').waitFor();
         },

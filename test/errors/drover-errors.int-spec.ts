@@ -9,6 +9,7 @@ import * as redis from '@drover/redis';
 import * as scheduler from '@drover/scheduler';
 import {
   DuplicateOverrideError,
+  NotAwaitingApprovalError,
   NotParkedError,
   RoutineNotTriggerableError,
   TriggerKeyConflictError,
@@ -62,6 +63,7 @@ const isErrorClass = (value: unknown): value is ErrorClass =>
 function exportedErrorClasses(): ErrorClass[] {
   const store = {
     DuplicateOverrideError,
+    NotAwaitingApprovalError,
     NotParkedError,
     RoutineNotTriggerableError,
     TriggerKeyConflictError,

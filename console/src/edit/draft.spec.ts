@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { draftText, fieldName, parseDraft, triggerOfKind, withField } from './draft';
+import { draftText, fieldName, ordered, parseDraft, sameDraft, triggerOfKind, withField } from './draft';
 
 describe('routine drafts', () => {
   it('parses an object and says what is wrong with anything else', () => {
@@ -36,5 +36,17 @@ describe('routine drafts', () => {
     expect(fieldName('body.routines[0].queue')).toBe('queue');
     expect(fieldName('body.trigger.cron')).toBe('trigger.cron');
     expect(fieldName('body')).toBe('the definition');
+  });
+
+  it('puts the common fields first, the rest as stored, and compares definitions whatever their key order', () => {
+    const stored = { payload: { a: 1 }, maxCatchUp: 5, trigger: { kind: 'manual' }, name: 'n', jobType: 'j' };
+    expect(Object.keys(ordered(stored))).toEqual(['name', 'jobType', 'trigger', 'payload', 'maxCatchUp']);
+    expect(draftText(stored).split('\n')[1]).toBe('  "name": "n",');
+    expect(sameDraft(stored, ordered(stored))).toBe(true);
+    expect(sameDraft(stored, { ...stored, payload: { a: 2 } })).toBe(false);
+    expect(sameDraft(stored, { ...stored, labels: {} })).toBe(false);
+    expect(sameDraft({ l: [1, 2] }, { l: [2, 1] })).toBe(false);
+    expect(sameDraft({ l: [] }, { l: {} })).toBe(false);
+    expect(sameDraft({ a: null }, { a: undefined })).toBe(false);
   });
 });

@@ -1,8 +1,38 @@
 /** A routine definition being edited: plain JSON the api validates; the console only reads a few fields. */
 export type Draft = Record<string, unknown>;
 
+/** The fields a reader looks for first, in this order; the others follow as stored. */
+const LEADING = ['name', 'jobType', 'queue', 'trigger', 'triggers', 'payload'];
+
+/**
+ * The definition with a stable key order: the leading fields first (as a policy file writes a
+ * routine), then the rest in their own order. The api stores its fields in another order; both
+ * sides of a diff go through this, so only what changed shows.
+ */
+export function ordered(d: Draft): Draft {
+  const out: Draft = {};
+  for (const k of LEADING) if (k in d) out[k] = d[k];
+  for (const [k, v] of Object.entries(d)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
 /** The text the editor shows and the diff compares: two-space JSON, one field a line. */
-export const draftText = (d: unknown) => (d === undefined ? '' : JSON.stringify(d, null, 2));
+export const draftText = (d: unknown) =>
+  d === undefined
+    ? ''
+    : JSON.stringify(typeof d === 'object' && d && !Array.isArray(d) ? ordered(d as Draft) : d, null, 2);
+
+/** Equal definitions, whatever the order of their keys (a map's key order means nothing to the api). */
+export function sameDraft(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k) => k in rb && sameDraft(ra[k], rb[k]));
+}
 
 /** The JSON text as a definition object, or why not (the parser's own words). */
 export function parseDraft(text: string): { ok: true; draft: Draft } | { ok: false; error: string } {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { SETTLED_RUN_STATUSES } from '@drover/core/words';
 import { api, errorText, ok, type Run } from '../api';
+import { ApprovalActions, ApprovalFact } from '../components/approval';
 import { ErrorNote, Page, REDECIDED_NOTE, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { RunLogs } from '../components/run-logs';
@@ -80,6 +81,7 @@ function Actions({ run, onChange }: { run: Run; onChange: (r?: Run) => void }) {
   };
   return (
     <>
+      <ApprovalActions run={run} onChange={onChange} />
       {!SETTLED_RUN_STATUSES.includes(run.status) && (
         <button type="button" class="danger" onClick={() => void cancel()}>
           Cancel run
@@ -185,6 +187,7 @@ export function RunDetail({ id }: { id: string }) {
                 <dd>{run.worker}</dd>
               </>
             )}
+            {run.approval && <ApprovalFact approval={run.approval} />}
             {run.reason && (
               <>
                 <dt>reason</dt>

@@ -748,6 +748,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a run awaiting approval
+     * @description A run whose queue or routine requires approval waits `awaiting-approval` until an operator decides. Approving lets it go to its queue (or to the time it was due); its `approval` records who and when. Approval is per run: a run that is not awaiting approval (approved or rejected already, expired, or needing none) is a 409.
+     */
+    post: operations['approveRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs/{id}/cancel': {
     parameters: {
       query?: never;
@@ -759,7 +779,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel a run
-     * @description A scheduled or queued run is removed and never starts (200, `canceled`). A running run is aborted through its handler's signal and ends `canceled` (202, `cancel-requested`). A run that already ended (or is parked) is a 409.
+     * @description A scheduled, awaiting-approval or queued run is removed and never starts (200, `canceled`). A running run is aborted through its handler's signal and ends `canceled` (202, `cancel-requested`). A run that already ended (or is parked) is a 409.
      */
     post: operations['cancelRun'];
     delete?: never;
@@ -822,6 +842,26 @@ export interface paths {
     get: operations['followRunLogs'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject a run awaiting approval
+     * @description The run never starts: it ends `canceled` (reason `rejected`, or the reason given) and its `approval` records who and when. A run that is not awaiting approval is a 409.
+     */
+    post: operations['rejectRun'];
     delete?: never;
     options?: never;
     head?: never;
@@ -896,6 +936,7 @@ export interface components {
         | 'redis-out-of-memory'
         | 'unknown-queue'
         | 'not-parked'
+        | 'not-awaiting-approval'
         | 'duplicate-override'
         | 'routine-not-triggerable'
         | 'trigger-key-conflict'
@@ -1062,6 +1103,25 @@ export interface components {
       failedAt: string;
       worker?: string;
     };
+    RunApproval: {
+      /** @constant */
+      required: true;
+      /** @enum {string} */
+      state: 'waiting' | 'approved' | 'rejected' | 'expired';
+      /** @description Who approved or rejected the run */
+      by?: string;
+      /**
+       * Format: date-time
+       * @description When it was approved, rejected or expired
+       */
+      at?: string;
+      /**
+       * Format: date-time
+       * @description When a run still waiting is rejected by its expiry
+       */
+      expiresAt?: string;
+      reason?: string;
+    };
     Run: {
       id: string;
       routine: string | null;
@@ -1071,7 +1131,16 @@ export interface components {
       source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
       scheduledFor: string | null;
       /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      status:
+        | 'scheduled'
+        | 'awaiting-approval'
+        | 'queued'
+        | 'running'
+        | 'succeeded'
+        | 'failed'
+        | 'canceled'
+        | 'skipped'
+        | 'parked';
       attempt: number;
       maxAttempts: number;
       priority?: number;
@@ -1108,6 +1177,7 @@ export interface components {
       bufferedBehind?: string;
       /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
       trigger?: string;
+      approval?: components['schemas']['RunApproval'];
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -1163,6 +1233,11 @@ export interface components {
         ageMs: number;
         /** @default 1000 */
         logLines: number;
+      };
+      approval?: {
+        /** @default true */
+        required: boolean;
+        expiresAfterMs?: number;
       };
     };
     Queue: {
@@ -1417,6 +1492,11 @@ export interface components {
         /** @default 0 */
         jitter: number;
       };
+      approval?: {
+        /** @default true */
+        required: boolean;
+        expiresAfterMs?: number;
+      };
       selector?: {
         provider: string;
         args?: {
@@ -1444,7 +1524,16 @@ export interface components {
     RoutineLastRun: {
       id: string;
       /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      status:
+        | 'scheduled'
+        | 'awaiting-approval'
+        | 'queued'
+        | 'running'
+        | 'succeeded'
+        | 'failed'
+        | 'canceled'
+        | 'skipped'
+        | 'parked';
       /** Format: date-time */
       at: string;
       scheduledFor: string | null;
@@ -1574,7 +1663,16 @@ export interface components {
       key: string;
       runId: string;
       /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      status:
+        | 'scheduled'
+        | 'awaiting-approval'
+        | 'queued'
+        | 'running'
+        | 'succeeded'
+        | 'failed'
+        | 'canceled'
+        | 'skipped'
+        | 'parked';
       /** Format: date-time */
       createdAt: string;
       createdBy: string | null;
@@ -1624,7 +1722,16 @@ export interface components {
     SlotRun: {
       id: string;
       /** @enum {string} */
-      status: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+      status:
+        | 'scheduled'
+        | 'awaiting-approval'
+        | 'queued'
+        | 'running'
+        | 'succeeded'
+        | 'failed'
+        | 'canceled'
+        | 'skipped'
+        | 'parked';
       /** @enum {string} */
       source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
       attempt: number;
@@ -3681,6 +3788,11 @@ export interface operations {
             /** @default 0 */
             jitter?: number;
           };
+          approval?: {
+            /** @default true */
+            required?: boolean;
+            expiresAfterMs?: number;
+          };
           selector?: {
             provider: string;
             args?: {
@@ -4009,6 +4121,11 @@ export interface operations {
             maxDelayMs?: number;
             /** @default 0 */
             jitter?: number;
+          };
+          approval?: {
+            /** @default true */
+            required?: boolean;
+            expiresAfterMs?: number;
           };
           selector?: {
             provider: string;
@@ -5383,7 +5500,16 @@ export interface operations {
   listRoutineRuns: {
     parameters: {
       query?: {
-        status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+        status?:
+          | 'scheduled'
+          | 'awaiting-approval'
+          | 'queued'
+          | 'running'
+          | 'succeeded'
+          | 'failed'
+          | 'canceled'
+          | 'skipped'
+          | 'parked';
         page_size?: number;
         include?: 'payload';
       };
@@ -6124,7 +6250,16 @@ export interface operations {
     parameters: {
       query?: {
         queue?: string;
-        status?: 'scheduled' | 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled' | 'skipped' | 'parked';
+        status?:
+          | 'scheduled'
+          | 'awaiting-approval'
+          | 'queued'
+          | 'running'
+          | 'succeeded'
+          | 'failed'
+          | 'canceled'
+          | 'skipped'
+          | 'parked';
         routine?: string;
         jobType?: string;
         since?: string;
@@ -6264,6 +6399,126 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approveRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Approved: the run as it is now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run is not awaiting approval */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6626,6 +6881,126 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rejectRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Rejected: the run, canceled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such run */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The run is not awaiting approval */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

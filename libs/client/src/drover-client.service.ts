@@ -232,6 +232,25 @@ export class DroverClient {
   }
 
   /**
+   * Approves a run awaiting approval (its queue or routine requires one): it goes to its queue, and
+   * its `approval` records this client's name (or `opts.by`) and when. Approval is per run.
+   *
+   * @throws RunNotFoundError; NotAwaitingApprovalError (`not-awaiting-approval`) when the run does not wait.
+   */
+  approveRun(id: string, opts: { reason?: string; by?: string } = {}): Promise<DroverRun> {
+    return this.connection.runs.approvals.approve(id, this.approvalAsk(opts)).catch(RedisOutOfMemoryError.rethrow);
+  }
+
+  /** Rejects a run awaiting approval: it never starts and ends `canceled` (see {@link approveRun}). */
+  rejectRun(id: string, opts: { reason?: string; by?: string } = {}): Promise<DroverRun> {
+    return this.connection.runs.approvals.reject(id, this.approvalAsk(opts)).catch(RedisOutOfMemoryError.rethrow);
+  }
+
+  private approvalAsk(opts: { reason?: string; by?: string }) {
+    return { by: opts.by ?? this.options.name, ...(opts.reason !== undefined && { reason: opts.reason }) };
+  }
+
+  /**
    * Runs a routine now (source `manual`, served before scheduled work), even when it is paused;
    * `payload` replaces the routine's own for this run. With `key`, for a selector routine: an
    * override for that candidate key, served before the automatic candidates.

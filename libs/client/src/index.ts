@@ -37,6 +37,7 @@ export {
 } from '@drover/core';
 export {
   DuplicateOverrideError,
+  NotAwaitingApprovalError,
   RoutineNotTriggerableError,
   UnknownQueueError,
   type CancelOutcome,

@@ -6,6 +6,7 @@
  */
 export * from './run/run-status';
 export * from './run/attempt-failure-kind';
+export * from './run/approval-state';
 export * from './model/routine-status';
 export * from './model/priority-name';
 export * from './model/origin';

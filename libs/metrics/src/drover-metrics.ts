@@ -22,6 +22,7 @@ export class DroverMetrics {
   readonly runDuration: Histogram<'queue' | 'job_type'>;
   readonly fireLateness: Histogram<'queue'>;
   readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly runsAwaitingApproval: Gauge<'queue'>;
   readonly scheduleFires: Counter<'outcome'>;
   readonly slots: Counter<'outcome' | 'reason'>;
   readonly leader: Gauge<'instance'>;
@@ -68,6 +69,12 @@ export class DroverMetrics {
       name: METRIC.queueJobs,
       help: 'Jobs per queue and state; exported by the scheduler leader only, so sums do not double count.',
       labelNames: ['queue', 'state'],
+      registers,
+    });
+    this.runsAwaitingApproval = new Gauge({
+      name: METRIC.runsAwaitingApproval,
+      help: 'Runs awaiting an operator approval per queue; exported by the scheduler leader only.',
+      labelNames: ['queue'],
       registers,
     });
     this.scheduleFires = new Counter({

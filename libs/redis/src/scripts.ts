@@ -22,6 +22,8 @@ const SCRIPT_FILES = [
   'putTombstone-2',
   'readLeanJobs-n',
   'indexRoutines-n',
+  'decideApproval-2',
+  'countAwaitingApproval-1',
   'saveCheckpoint-2',
 ] as const;
 
@@ -139,6 +141,10 @@ export interface DroverScripts {
   readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
   /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  /** 1 when the job still held back with exactly `readData` now carries `newData`, else 0 (see decideApproval-2.lua). */
+  decideApproval(jobKey: string, delayedKey: string, id: string, readData: string, newData: string): Promise<number>;
+  /** Runs of a queue awaiting approval among the `limit` furthest-due delayed jobs (see countAwaitingApproval-1.lua). */
+  countAwaitingApproval(delayedKey: string, jobKeyPrefix: string, limit: number): Promise<number>;
   /**
    * Writes `field` of a job hash if `token` still holds the job's lock; 1, or -1 (StaleToken) when it
    * does not. `data`: '' leaves the job's data, '+' marks it (`"ck":1`), else it is the new data.

@@ -41,6 +41,7 @@ export {
 
 // Runs: creating, reading and cancelling them, and the view every face shows of one.
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
+export { NotAwaitingApprovalError } from './runs/not-awaiting-approval.error';
 export { type NewRun, type SkippedRun } from './runs/new-run';
 export { attemptOf, type RunView } from './runs/run-view';
 export { RUN_LOG_PAGE_MAX, type RunLogPage } from './runs/run-logs';
@@ -66,7 +67,7 @@ export { NotParkedError, type ParkedCursor, type ParkedRun } from './runs/parked
 export { BullQueues } from './queues/bull-queues';
 export { QueueRegistry, UnknownQueueError, type QueueRecord } from './queues/queue-registry.store';
 export { QueueEventHub, type QueueEvent } from './queues/queue-event-hub';
-export { QUEUE_COUNT_STATES, readQueueCounts, workersConsuming } from './queues/queue-counts';
+export { QUEUE_COUNT_STATES, readAwaitingApproval, readQueueCounts, workersConsuming } from './queues/queue-counts';
 
 // Slots: the claim that makes each scheduled slot fire at most once, and what was decided for it.
 export { SlotClaims, type CursorNext } from './slots/slot-claims.store';

@@ -11,3 +11,4 @@ export * from './http-oracle';
 export * from './fake-time';
 export * from './test-stores';
 export * from './manual-clock';
+export * from './redis-monitor';

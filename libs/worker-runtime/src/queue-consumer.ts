@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
-import { afterFailure, retryDelayMs, type Queue } from '@drover/core';
+import { afterFailure, gateVerdict, retryDelayMs, type Queue } from '@drover/core';
 import { OutOfMemoryPause } from '@drover/redis';
 import {
   attemptOf,
@@ -195,6 +195,13 @@ export class QueueConsumer {
     const attempt = attemptOf(job);
     const maxAttempts = this.maxAttemptsOf(job, data);
     const now = clock.now();
+    // A gated run reaches a worker approved, rejected, or released by its expiry (core's
+    // gateVerdict): all from the data in hand, so an ungated run pays one property check.
+    if (data.ap !== undefined) {
+      const gated = gateVerdict(data.ap, now);
+      if ('cancel' in gated) return canceledMarker(gated.cancel, now);
+      if ('holdUntil' in gated) return sendBackUntilSlot(job, token, clock.toLocal(gated.holdUntil));
+    }
     let held = false;
     // A slot's run starts at its slot, or a jittered one at its planned start: lateness counts from it.
     const startAt = data.startAt ?? data.scheduledFor;

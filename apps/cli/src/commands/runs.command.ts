@@ -22,7 +22,10 @@ interface RunsLsOptions {
 }
 
 export function registerRuns(program: Command, ctx: CliContext): void {
-  const runs = program.command('runs').alias('run').description('list, inspect, follow and cancel runs');
+  const runs = program
+    .command('runs')
+    .alias('run')
+    .description('list, inspect, follow, cancel, approve and reject runs');
 
   runs
     .command('ls')
@@ -44,6 +47,7 @@ A search reads at most the newest 1000 runs of the range per request; the list s
 stopped there: narrow it with --since/--until, --queue, --routine or --status.
 Examples:
   drover runs ls --status running
+  drover runs ls --status awaiting-approval
   drover runs ls --routine nightly-report --limit 10
   drover runs ls --search customer.id=42 --since 2h
   drover runs ls --status parked --search ECONNREFUSED --since 2026-11-25T00:00:00Z --until 1d
@@ -115,6 +119,7 @@ Examples:
     });
 
   registerRunLogs(runs, ctx);
+  registerApprovals(runs, ctx);
 
   runs
     .command('cancel <id>')
@@ -130,4 +135,31 @@ Examples:
           : `run ${id}: cancel requested; its worker aborts it (drover runs watch ${id})\n`,
       );
     });
+}
+
+/** `drover runs approve|reject <id>`: an operator's decision on a run awaiting approval. */
+export function registerApprovals(runs: Command, ctx: CliContext): void {
+  for (const kind of ['approve', 'reject'] as const) {
+    runs
+      .command(`${kind} <id>`)
+      .description(
+        kind === 'approve'
+          ? 'approve a run awaiting approval: it goes to its queue'
+          : 'reject a run awaiting approval: it never starts (canceled)',
+      )
+      .option('--reason <text>', "why, kept on the run's approval")
+      .addHelpText(
+        'after',
+        `\nA run that is not awaiting approval is refused (exit 1).\nExamples:\n  drover runs ${kind} a-m1x2y3z4-k3j5h7g9 --reason "checked with finance"`,
+      )
+      .action(async (id: string, o: { reason?: string }) => {
+        const init = { params: { path: { id } }, body: o.reason === undefined ? {} : { reason: o.reason } };
+        const run = await ok(
+          kind === 'approve'
+            ? ctx.api.POST('/api/v1/runs/{id}/approve', init)
+            : ctx.api.POST('/api/v1/runs/{id}/reject', init),
+        );
+        ctx.emit(run, () => `run ${id} ${kind === 'approve' ? 'approved' : 'rejected'}; it is ${run.status}\n`);
+      });
+  }
 }

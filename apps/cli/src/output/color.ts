@@ -40,6 +40,7 @@ export function palette(enabled: boolean): Palette {
     running: p.cyan,
     queued: p.yellow,
     scheduled: p.yellow,
+    'awaiting-approval': p.yellow,
     waiting: p.yellow,
     paused: p.yellow,
     parked: p.red,

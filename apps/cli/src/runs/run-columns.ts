@@ -18,6 +18,14 @@ function bufferedWait(run: Pick<Run, 'status' | 'bufferedBehind'>): string {
   return run.status === 'scheduled' ? `waits for ${run.bufferedBehind} to end` : `waited for ${run.bufferedBehind}`;
 }
 
+/** Where a gated run's approval stands, for people: `approved by alice 2026-… (3m ago) — why`. */
+function approvalLine(ctx: CliContext, a: NonNullable<Run['approval']>): string {
+  const when = a.at ? ` ${formatInstant(a.at)} (${ctx.ago(a.at)})` : '';
+  const waiting = a.expiresAt ? `waiting; expires ${formatInstant(a.expiresAt)}` : 'waiting';
+  const decided = a.state === 'expired' ? `expired${when}` : `${a.state}${a.by ? ` by ${a.by}` : ''}${when}`;
+  return (a.state === 'waiting' ? waiting : decided) + (a.reason ? ` — ${a.reason}` : '');
+}
+
 export function runColumns(ctx: CliContext): Column<Run>[] {
   const c = ctx.colors;
   return [
@@ -59,6 +67,7 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['checkpoint', checkpointText(run, at)],
     ['replayed as', run.replayedAs ?? ''],
     ...(run.bufferedBehind ? [['buffered', bufferedWait(run)] as [string, string]] : []),
+    ...(run.approval ? [['approval', approvalLine(ctx, run.approval)] as [string, string]] : []),
     ['payload', JSON.stringify(run.payload)],
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],

@@ -55,6 +55,7 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'routine-version-conflict': { status: 412 },
   'unknown-queue': { status: 404 },
   'not-parked': { status: 409 },
+  'not-awaiting-approval': { status: 409 },
   'duplicate-override': { status: 409 },
   'routine-not-triggerable': { status: 409 },
   'routine-archived': { status: 409 },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ATTEMPT_FAILURE_KINDS, RUN_SOURCES, RUN_STATUSES } from '@drover/core';
+import { APPROVAL_STATES, ATTEMPT_FAILURE_KINDS, RUN_SOURCES, RUN_STATUSES, type ApprovalView } from '@drover/core';
 import { INLINE_CAP_BYTES, type AttemptRecord, type RunView } from '@drover/store';
 import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
@@ -17,6 +17,31 @@ export const RunAttemptSchema = named(
   }),
   'One failed attempt of a run',
 );
+
+export const RunApprovalSchema = named(
+  'RunApproval',
+  z.object({
+    required: z.literal(true),
+    state: z.enum(APPROVAL_STATES),
+    by: z.string().optional().describe('Who approved or rejected the run'),
+    at: iso.optional().describe('When it was approved, rejected or expired'),
+    expiresAt: iso.optional().describe('When a run still waiting is rejected by its expiry'),
+    reason: z.string().optional(),
+  }),
+  'The approval of a run whose queue or routine requires one: `waiting` (the run is `awaiting-approval`), ' +
+    '`approved`, `rejected` or `expired` (both end the run `canceled`)',
+);
+
+function approvalOf(a: ApprovalView): z.infer<typeof RunApprovalSchema> {
+  return {
+    required: true,
+    state: a.state,
+    ...(a.by !== undefined && { by: a.by }),
+    ...optIso('at', a.at),
+    ...optIso('expiresAt', a.expiresAt),
+    ...(a.reason !== undefined && { reason: a.reason }),
+  };
+}
 
 /** The run as the API shows it: the run of docs/core.md, times as ISO 8601 (UTC). */
 export const RunSchema = named(
@@ -73,6 +98,7 @@ export const RunSchema = named(
       .describe(
         'For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index)',
       ),
+    approval: RunApprovalSchema.optional(),
     createdAt: iso,
     updatedAt: iso,
     queuedAt: iso.optional(),
@@ -174,6 +200,7 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.key !== undefined && { key: v.key }),
     ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
     ...(v.trigger !== undefined && { trigger: v.trigger }),
+    ...(v.approval && { approval: approvalOf(v.approval) }),
     createdAt: isoOf(v.createdAt),
     updatedAt: isoOf(v.updatedAt),
     ...optIso('queuedAt', v.queuedAt),

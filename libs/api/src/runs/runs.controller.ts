@@ -107,7 +107,7 @@ const cancelRun = route({
   path: ':id/cancel',
   summary: 'Cancel a run',
   description:
-    'A scheduled or queued run is removed and never starts (200, `canceled`). A running run is aborted through its ' +
+    'A scheduled, awaiting-approval or queued run is removed and never starts (200, `canceled`). A running run is aborted through its ' +
     "handler's signal and ends `canceled` (202, `cancel-requested`). A run that already ended (or is parked) is a 409.",
   tag: 'runs',
   role: 'operator',
@@ -118,6 +118,50 @@ const cancelRun = route({
     202: { description: 'Cancel requested: the running handler is being aborted', schema: CancelAnswer },
     404: { description: 'No such run' },
     409: { description: 'The run already ended (or is parked)' },
+  },
+});
+
+const approvalBody = z
+  .strictObject({ reason: z.string().min(1).max(500).optional() })
+  .optional()
+  .describe("Optional: why (kept on the run's approval)");
+
+const approveRun = route({
+  operationId: 'approveRun',
+  method: 'POST',
+  path: ':id/approve',
+  summary: 'Approve a run awaiting approval',
+  description:
+    'A run whose queue or routine requires approval waits `awaiting-approval` until an operator decides. Approving ' +
+    'lets it go to its queue (or to the time it was due); its `approval` records who and when. Approval is per run: ' +
+    'a run that is not awaiting approval (approved or rejected already, expired, or needing none) is a 409.',
+  tag: 'runs',
+  role: 'operator',
+  params: runParams,
+  body: approvalBody,
+  responses: {
+    200: { description: 'Approved: the run as it is now', schema: RunSchema },
+    404: { description: 'No such run' },
+    409: { description: 'The run is not awaiting approval' },
+  },
+});
+
+const rejectRun = route({
+  operationId: 'rejectRun',
+  method: 'POST',
+  path: ':id/reject',
+  summary: 'Reject a run awaiting approval',
+  description:
+    'The run never starts: it ends `canceled` (reason `rejected`, or the reason given) and its `approval` records ' +
+    'who and when. A run that is not awaiting approval is a 409.',
+  tag: 'runs',
+  role: 'operator',
+  params: runParams,
+  body: approvalBody,
+  responses: {
+    200: { description: 'Rejected: the run, canceled', schema: RunSchema },
+    404: { description: 'No such run' },
+    409: { description: 'The run is not awaiting approval' },
   },
 });
 
@@ -202,6 +246,18 @@ export class RunsController {
     }
     if (outcome === 'cancel-requested') res.status(202);
     return { outcome, run: toApiRun(run) };
+  }
+
+  @ApiRoute(approveRun)
+  async approve(@In() { params, body }: RouteInput<typeof approveRun>, @Req() req: Request & AuthenticatedRequest) {
+    const ask = { by: req.principal!.name, ...(body?.reason !== undefined && { reason: body.reason }) };
+    return toApiRun(await this.runs.approvals.approve(params.id, ask));
+  }
+
+  @ApiRoute(rejectRun)
+  async reject(@In() { params, body }: RouteInput<typeof rejectRun>, @Req() req: Request & AuthenticatedRequest) {
+    const ask = { by: req.principal!.name, ...(body?.reason !== undefined && { reason: body.reason }) };
+    return toApiRun(await this.runs.approvals.reject(params.id, ask));
   }
 
   @ApiRoute(runEvents)

@@ -19,6 +19,7 @@ export const DROVER_ERROR_CODES = [
   // store
   'unknown-queue',
   'not-parked',
+  'not-awaiting-approval',
   'duplicate-override',
   'routine-not-triggerable',
   'trigger-key-conflict',

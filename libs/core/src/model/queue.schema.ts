@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalPolicySchema } from './approval.schema';
 import { nameSchema } from './name.schema';
 import { DEFAULT_RETENTION } from './queue-defaults';
 
@@ -42,6 +43,8 @@ export const queueSchema = z.strictObject({
   /** Lock duration of a running job; a lease that expires counts as one failed attempt. */
   leaseMs: positiveInt.default(30_000),
   retention: retentionSchema.prefault({}),
+  /** Every run of the queue waits for an operator's approval (see approvalPolicySchema); unset = none. */
+  approval: approvalPolicySchema.optional(),
 });
 
 export type Backoff = z.infer<typeof backoffSchema>;

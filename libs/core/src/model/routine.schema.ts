@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalPolicySchema } from './approval.schema';
 import { exclusionsSchema } from './calendar.schema';
 import { parseIsoInstant } from './iso-instant';
 import { conditionSchema } from './condition.schema';
@@ -154,6 +155,8 @@ export function routineFields(opts?: ValidationOptions) {
     maxAttempts: z.number().int().positive().optional(),
     timeoutMs: z.number().int().positive().optional(),
     backoff: backoffSchema.optional(),
+    /** The routine's own approval gate, replacing its queue's (`{required: false}`: none). */
+    approval: approvalPolicySchema.optional(),
     /**
      * A selector routine: instead of one fixed job, each tick asks the named candidate provider what is
      * owed and enqueues the top `maxPerTick` (band, then weighted staleness with `depthWeight`), each

@@ -25,7 +25,7 @@ const FROM: Record<RunEvent['type'], readonly RunStatus[]> = {
   retry: ['running'],
   park: ['running', 'queued'],
   fail: ['running', 'queued', 'parked'],
-  cancel: ['scheduled', 'queued', 'running'],
+  cancel: ['scheduled', 'awaiting-approval', 'queued', 'running'],
   skip: ['scheduled'],
   replay: ['parked', 'failed'],
 };

@@ -2,6 +2,7 @@
 
 export const RUN_STATUSES = [
   'scheduled',
+  'awaiting-approval',
   'queued',
   'running',
   'succeeded',
@@ -24,8 +25,11 @@ export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 
  * from. The complement of {@link ACTIVE_RUN_STATUSES}.
  */
 export const SETTLED_RUN_STATUSES: readonly RunStatus[] = [...FINAL_RUN_STATUSES, 'parked'];
-/** ACTIVE: still scheduled, queued or running; what counts as "open" for overlap (`forbid`/`replace`). */
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['scheduled', 'queued', 'running'];
+/**
+ * ACTIVE: still scheduled, awaiting approval, queued or running; what counts as "open" for overlap
+ * (`forbid`/`replace`) and what a cancel reaches.
+ */
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['scheduled', 'awaiting-approval', 'queued', 'running'];
 
 /** What made a run. `bullmq`: a job a plain BullMQ producer added to a Drover queue (`queue.add`). */
 export const RUN_SOURCES = ['schedule', 'catch-up', 'manual', 'api', 'replay', 'bullmq'] as const;

@@ -179,6 +179,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     // Cluster-wide gauges come from the leader only, so sums across pods never double count.
     this.metrics.routines.reset();
     this.metrics.queueJobs.reset();
+    this.metrics.runsAwaitingApproval.reset();
     this.metrics.queueWorkers.reset();
     this.metrics.queueGlobalConcurrency.reset();
     this.metrics.queueConcurrency.reset();
@@ -207,6 +208,9 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   private async exportGauges(): Promise<void> {
     if (!this.isCurrent()) return;
     // The routine counts are set by the watchdog pass, which reads every routine anyway.
-    await exportQueueGauges(this.metrics, { registry: this.queues, bull: this.bull, catalog: this.catalog });
+    await exportQueueGauges(this.metrics, {
+      ...{ registry: this.queues, bull: this.bull, catalog: this.catalog },
+      redis: this.conns.command,
+    });
   }
 }

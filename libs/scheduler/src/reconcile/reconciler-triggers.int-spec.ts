@@ -1,7 +1,7 @@
 import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock } from '@drover/redis';
 import type { RoutineStore } from '@drover/store';
-import { testRedisClient } from '@drover/testing';
+import { RedisMonitor } from '@drover/testing';
 import type { FiresQueue } from '../fires/fires-queue.provider';
 import type { Leadership } from '../leadership/leader-elector';
 import { startReconcilerHarness, type ReconcilerHarness } from '../testing/reconciler-harness';
@@ -43,19 +43,14 @@ describe('Reconciler: a routine with several triggers (real Redis and BullMQ)', 
 
   /** The BullMQ and bookkeeping writes `fn` makes, as MONITOR sees them. */
   async function writesOf(fn: () => Promise<unknown>): Promise<string[]> {
-    const client = testRedisClient();
-    const monitor = await client.monitor();
-    const writes: string[] = [];
-    // Only this test's keys: test files run side by side on the same Redis.
-    monitor.on('monitor', (_t: string, args: string[]) => {
-      const line = args.join(' ');
-      if (line.includes(`${h.keys.prefix}:`) && /^(evalsha|eval|hset|zadd|zrem|del|set)$/i.test(args[0] ?? ''))
-        writes.push(line);
-    });
+    const monitor = await RedisMonitor.start();
     await fn();
-    await h.conns.command.ping(); // let MONITOR deliver what it saw
-    monitor.disconnect();
-    client.disconnect();
+    // Only this test's keys: test files run side by side on the same Redis.
+    const writes = (await monitor.commands())
+      .filter((args) => /^(evalsha|eval|hset|zadd|zrem|del|set)$/.test(args[0] ?? ''))
+      .map((args) => args.join(' '))
+      .filter((line) => line.includes(`${h.keys.prefix}:`));
+    monitor.stop();
     return writes;
   }
 

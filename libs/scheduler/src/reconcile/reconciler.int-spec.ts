@@ -2,7 +2,7 @@ import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
 import { SystemClock, DroverKeys, RedisConnections, StaleLeaderError } from '@drover/redis';
 import { RoutineIndex, RoutineStore } from '@drover/store';
-import { testRedisClient, testRedisUrl, uniquePrefix } from '@drover/testing';
+import { RedisMonitor, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { LeaderElector, type Leadership } from '../leadership/leader-elector';
 import { Reconciler } from './reconciler.service';
@@ -75,20 +75,15 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     for (let i = 0; i < 20; i++)
       await routines.upsert(routine(`r${i}`, { kind: 'interval', everyMs: 60_000 }), 'api', now);
     expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(20);
-    const client = testRedisClient();
-    const monitor = await client.monitor();
-    const writes: string[] = [];
-    // Only this test's keys: test files run side by side on the same Redis.
-    monitor.on('monitor', (_t: string, args: string[]) => {
-      const line = args.join(' ');
-      if (!line.includes(`${keys.prefix}:`)) return;
-      if (/^(evalsha|eval)$/i.test(args[0] ?? '') || /^(hset|zadd|del|set)$/i.test(args[0] ?? '')) writes.push(line);
-    });
+    const monitor = await RedisMonitor.start();
     const second = await reconciler.reconcileAll(lead, isCurrent);
     expect(second).toEqual({ upserted: [], removed: [], unchanged: 20 });
-    await conns.command.ping(); // let MONITOR deliver what it saw
-    monitor.disconnect();
-    client.disconnect();
+    // Only this test's keys: test files run side by side on the same Redis.
+    const writes = (await monitor.commands())
+      .filter((args) => /^(evalsha|eval|hset|zadd|del|set)$/.test(args[0] ?? ''))
+      .map((args) => args.join(' '))
+      .filter((line) => line.includes(`${keys.prefix}:`));
+    monitor.stop();
     expect(writes).toEqual([]);
   });
 

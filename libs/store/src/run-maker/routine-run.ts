@@ -48,6 +48,7 @@ export function runOfRoutine(def: Routine, spec: RoutineRunSpec): NewRun {
     maxAttempts: def.maxAttempts,
     timeoutMs: def.timeoutMs,
     backoff: def.backoff,
+    ...(def.approval !== undefined && { approval: def.approval }),
     createdBy: spec.createdBy,
     ...(spec.delayMs !== undefined && { delayMs: spec.delayMs }),
     ...(spec.dedup && { dedup: spec.dedup }),

@@ -1,4 +1,4 @@
-import type { Backoff, RunSource } from '@drover/core';
+import type { ApprovalPolicy, Backoff, RunSource } from '@drover/core';
 
 /** What a producer (scheduler, api, client) asks for. Times are epoch ms. */
 export interface NewRun {
@@ -22,6 +22,8 @@ export interface NewRun {
   /** Per-run overrides of the queue policy (a routine's own timeoutMs / backoff). */
   timeoutMs?: number;
   backoff?: Backoff;
+  /** A routine's own approval gate, replacing its queue's (see core's approvalFor). */
+  approval?: ApprovalPolicy;
   /**
    * Creates the run with a BullMQ deduplication marker: while it lives, adding a run with the same
    * `dedup.id` is a no-op (answered `created: false` with the run that holds it). With `ttlMs` it

@@ -1,4 +1,4 @@
-import type { Backoff, RunSource } from '@drover/core';
+import type { ApprovalGate, Backoff, RunSource } from '@drover/core';
 
 /**
  * What Drover keeps in a run's BullMQ job: `job.name` is the job type, `job.id` the run id, and
@@ -42,6 +42,11 @@ export interface RunJobData {
   bo?: 1;
   /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
   trigger?: string;
+  /**
+   * The run's approval gate (see core's ApprovalGate): it was added held back until its expiry (or
+   * a year) and is released when an operator approves it (see RunApprovals).
+   */
+  ap?: ApprovalGate;
   /** Set by a cancel request that reached the run while it was running; a restart sees it. */
   cancel?: { reason: string; at: number };
   /**
@@ -92,6 +97,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'bb',
   'bo',
   'trigger',
+  'ap',
   'cancel',
   'interrupts',
   'maxAttempts',

@@ -10,6 +10,8 @@ import { runFromJob, type BullJobState, type RunView } from './run-view';
 /** Which BullMQ states can hold a run of each status (`failed` and `skipped` runs have no job). */
 const STATES_OF: Record<RunStatus, (JobState & BullJobState)[]> = {
   scheduled: ['delayed'],
+  // A gated run is held back (delayed) until an operator decides or its expiry releases it.
+  'awaiting-approval': ['delayed'],
   // A retry waiting out its backoff is delayed but still `queued`.
   queued: ['waiting', 'prioritized', 'delayed'],
   running: ['active'],

@@ -1,4 +1,13 @@
-import { decodeCheckpoint, type ParkReason, type Run, type RunCheckpoint, type RunStatus } from '@drover/core';
+import {
+  approvalViewOf,
+  REJECTED_REASON,
+  decodeCheckpoint,
+  type ApprovalView,
+  type ParkReason,
+  type Run,
+  type RunCheckpoint,
+  type RunStatus,
+} from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
 import type { OmittedPart } from './lean-jobs';
 import { priorityValueOfBull } from './run-ids';
@@ -24,6 +33,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   bufferedBehind?: string;
   /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
   trigger?: string;
+  /** A run of a queue or routine that requires approval: where its approval stands, who decided, when, why. */
+  approval?: ApprovalView;
   /** The last checkpoint its handler recorded (`ctx.checkpoint`); read with the run alone, never in a listing. */
   checkpoint?: RunCheckpoint;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
@@ -67,9 +78,16 @@ function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined 
       return 'parked';
     case 'active':
       return 'running';
-    case 'delayed':
-      // A delay before the first start is a future runAt; after a start it is a retry backoff.
+    case 'delayed': {
+      // A delay before the first start is a future runAt (or an approval gate holding the run
+      // back); after a start it is a retry backoff.
+      // A gate still waiting never let a handler start (a worker handed it early gave it back);
+      // rejected, it is settled, though its job may linger a moment before it is removed.
+      const gate = runJobDataOf(job.data).ap?.s;
+      if (gate === 'w') return 'awaiting-approval';
+      if (gate === 'r') return 'canceled';
       return (job.attemptsStarted ?? 0) > 0 ? 'queued' : 'scheduled';
+    }
     case 'waiting':
     case 'prioritized':
     case 'waiting-children':
@@ -143,6 +161,10 @@ export function runFromJob(
   if (d.key !== undefined) view.key = d.key;
   if (d.bb !== undefined) view.bufferedBehind = d.bb;
   if (d.trigger !== undefined) view.trigger = d.trigger;
+  if (d.ap !== undefined) {
+    const ended = isCanceledMarker(job.returnvalue) ? job.returnvalue.$droverCanceled : undefined;
+    view.approval = approvalViewOf(d.ap, ended);
+  }
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.
@@ -168,6 +190,9 @@ export function runFromJob(
   if (status === 'canceled' && isCanceledMarker(job.returnvalue)) {
     view.reason = job.returnvalue.$droverCanceled.reason;
     view.finishedAt = job.returnvalue.$droverCanceled.at;
+  } else if (status === 'canceled' && d.ap?.s === 'r') {
+    view.reason = d.ap.r ?? REJECTED_REASON;
+    view.finishedAt = d.ap.at ?? view.updatedAt;
   } else if (status === 'succeeded' && job.returnvalue !== undefined && job.returnvalue !== null) {
     view.result = job.returnvalue;
   }

@@ -1,5 +1,13 @@
 import type { JobsOptions } from 'bullmq';
-import { checkPayload, DEFAULT_RETENTION, InvalidPayloadError, type Queue, type Retention } from '@drover/core';
+import {
+  approvalFor,
+  checkPayload,
+  DEFAULT_RETENTION,
+  InvalidPayloadError,
+  openGate,
+  type Queue,
+  type Retention,
+} from '@drover/core';
 import type { Clock, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
@@ -80,6 +88,26 @@ export class RunWriter {
     };
   }
 
+  /**
+   * The BullMQ job of a run. A run its queue or routine gates (see core's approvalFor) is held
+   * back until its expiry, or a year, carrying its gate (see RunApprovals); the check reads only the
+   * cached policy and the run, so an ungated run costs nothing more.
+   */
+  private job(run: NewRun, policy: Queue, ranked: boolean): { name: string; data: RunJobData; opts: JobsOptions } {
+    const data = this.jobData(run);
+    const opts = this.jobOptions(run, policy, ranked);
+    const approval = policy.approval || run.approval ? approvalFor(policy.approval, run.approval) : undefined;
+    if (approval) {
+      const now = this.clock.now();
+      const dueAt = run.delayMs && run.delayMs > 0 ? now + run.delayMs : undefined;
+      const { gate, holdMs } = openGate(approval, now, dueAt);
+      data.ap = gate;
+      opts.timestamp = now;
+      opts.delay = holdMs;
+    }
+    return { name: run.jobType, data, opts };
+  }
+
   private jobData(run: NewRun): RunJobData {
     // Absent = null (source: api); the job type is the job's name. Every byte here is read back on
     // every start, and keeps the job hash compact while the record stays within 64 bytes.
@@ -130,9 +158,8 @@ export class RunWriter {
     }
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
-    const add = this.bull
-      .get(run.queue)
-      .add(run.jobType, this.jobData(run), this.jobOptions(run, facts.def, facts.ranked));
+    const job = this.job(run, facts.def, facts.ranked);
+    const add = this.bull.get(run.queue).add(job.name, job.data, job.opts);
     if (!ticket) return add.then(() => ({ id: run.id, created: true }));
     return add.then(async () => {
       await wait.confirm(ticket, `run ${run.id}`);
@@ -149,11 +176,8 @@ export class RunWriter {
     this.checkPayload(run);
     const guard = [this.bull.keys.bullJob(run.queue, run.id), this.tombstones.key(run.id)];
     for (const q of await this.queues.queueNames()) if (q !== run.queue) guard.push(this.bull.keys.bullJob(q, run.id));
-    const job = {
-      name: run.jobType,
-      data: this.jobData(run),
-      opts: { ...this.jobOptions(run, policy, ranked), jobId: run.id },
-    };
+    const built = this.job(run, policy, ranked);
+    const job = { ...built, opts: { ...built.opts, jobId: run.id } };
     // The add goes on the command connection, the one the replica wait watches.
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
@@ -212,11 +236,7 @@ export class RunWriter {
         await this.queues.markRanked(queue);
         ranked = true;
       }
-      const jobs = fresh.map((r) => ({
-        name: r.jobType,
-        data: this.jobData(r),
-        opts: this.jobOptions(r, policy, ranked),
-      }));
+      const jobs = fresh.map((r) => this.job(r, policy, ranked));
       wrote = true;
       const added =
         jobs.length === 1

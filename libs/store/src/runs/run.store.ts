@@ -20,6 +20,7 @@ import { RunWaiter } from './run-waiter';
 import { readRunLogs, type RunLogPage } from './run-logs';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter } from './run-writer';
+import { RunApprovals } from './run-approvals';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
 
 export { type EnqueueResult, type NewRun, type SkippedRun } from './new-run';
@@ -54,6 +55,8 @@ export class RunStore {
   readonly policies: QueuePolicyCache;
   /** Queue policies and producer names, for reading runs (see RunReading). */
   readonly reading: RunReading;
+  /** Approves and rejects runs held back by their approval gate (see RunApprovals). */
+  readonly approvals: RunApprovals;
   private readonly clock: Clock;
   private readonly checkpoints: RunCheckpoints;
 
@@ -84,6 +87,13 @@ export class RunStore {
       this.reading.producers,
     );
     this.buffered = new BufferedRuns(this.bull, (routine) => this.openRunsOfRoutine(routine));
+    this.approvals = new RunApprovals({
+      ...{ redis: connections.command, bull: this.bull, tombstones: this.tombstones, clock: this.clock },
+      locate: (id) => this.locate(id),
+      view: (queue, id) => this.viewIn(queue, id),
+      retention: (q) => this.writer.retention(q),
+      startBuffered: (routine) => this.startBuffered(routine),
+    });
     this.parked = new ParkedRuns({
       bull: this.bull,
       redis: connections.command,
@@ -292,7 +302,7 @@ export class RunStore {
   }
 
   /**
-   * Cancels a run. Queued or delayed: removed before it starts, ends `canceled`. Running: the
+   * Cancels a run. Queued, delayed or awaiting approval: removed before it starts, ends `canceled`. Running: the
    * holding worker is told over pub/sub, aborts the handler, and the run ends `canceled` (never
    * retried); the request is also written on the job so a restart of the run sees it.
    * Ended (or parked): nothing happens.
@@ -312,7 +322,7 @@ export class RunStore {
         return { outcome: run ? 'already-final' : 'not-found', run: run ?? null };
       }
       const now = this.clock.now();
-      if (view.status === 'queued' || view.status === 'scheduled') {
+      if (view.status === 'queued' || view.status === 'scheduled' || view.status === 'awaiting-approval') {
         const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
         await this.tombstones.put(canceled, await this.writer.retention(queue), now);
         // BullMQ refuses to remove a locked (just started) job: then it is running, go round again.
