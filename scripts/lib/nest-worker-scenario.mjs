@@ -102,6 +102,19 @@ export async function testNestWorker({ work, tarballs, relock, testing, redis, p
       'the 2-attempt run',
     );
 
+    step('example.tally: the retry resumes from the last checkpoint, shown on the run');
+    const { runId: tally } = await call('POST', '/jobs', {
+      jobType: 'example.tally',
+      queue: 'greetings',
+      payload: { count: 50, failAt: 25 },
+    });
+    const tallied = await finished(tally);
+    same(
+      { status: tallied.status, attempt: tallied.attempt, result: tallied.result, state: tallied.checkpoint?.state },
+      { status: 'succeeded', attempt: 2, result: { total: 1275, resumedFrom: 21 }, state: { next: 51, total: 1275 } },
+      'the tally run',
+    );
+
     step('the worker app’s /metrics carries the drover_* series');
     const metrics = await (await fetch(`${worker.baseUrl}/metrics`)).text();
     for (const status of ['succeeded', 'retried', 'parked']) {

@@ -101,6 +101,9 @@ function Actions({ run, onChange }: { run: Run; onChange: (r?: Run) => void }) {
   );
 }
 
+/** A long text shown to `max` characters (the run's JSON has it whole). */
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 export function RunDetail({ id }: { id: string }) {
   const res = useResource(() => ok(api.GET('/api/v1/runs/{id}', { params: { path: { id } } })), [id]);
   const [fresh, setFresh] = useState<Run>();
@@ -166,6 +169,15 @@ export function RunDetail({ id }: { id: string }) {
                 <dt>last progress</dt>
                 <dd>
                   <code>{JSON.stringify(shownProgress)}</code>
+                </dd>
+              </>
+            )}
+            {run.checkpoint && (
+              <>
+                <dt>checkpoint</dt>
+                <dd data-testid="run-checkpoint">
+                  <code>{cut(JSON.stringify(run.checkpoint.state), 120)}</code> · attempt {run.checkpoint.attempt} ·{' '}
+                  {run.checkpoint.size} bytes · <Time iso={run.checkpoint.at} />
                 </dd>
               </>
             )}

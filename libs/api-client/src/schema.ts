@@ -1153,6 +1153,20 @@ export interface components {
       errors?: components['schemas']['RunAttempt'][];
       result?: unknown;
       progress?: unknown;
+      /** @description The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh */
+      checkpoint?: {
+        /**
+         * Format: date-time
+         * @description When it was recorded
+         */
+        at: string;
+        /** @description The attempt that recorded it */
+        attempt: number;
+        /** @description Its state's size, bytes of JSON (at most 64 KiB) */
+        size: number;
+        /** @description What the handler recorded to resume from */
+        state: unknown;
+      };
       worker?: string;
       createdBy?: string;
       reason?: string;

@@ -34,6 +34,7 @@ export * from './run/run.schema';
 export * from './run/run-event';
 export * from './run/run-id';
 export * from './run/run-log-line';
+export * from './run/run-checkpoint';
 export * from './run/secure-random';
 export * from './run/run-status.machine';
 export * from './run/run-search';

@@ -263,6 +263,12 @@ export const KEY_REGISTRY = {
     type: 'hash',
     lives: "BullMQ's job (a run): finished ones by the queue's retention, parked ones until replayed or purged",
   },
+  bullJobLock: {
+    scope: 'queue',
+    pattern: '<queue>:<run id>:lock',
+    type: 'string',
+    lives: "BullMQ's lock of a running run: one lease, renewed by the worker that holds it",
+  },
   bullDelayed: {
     scope: 'queue',
     pattern: '<queue>:delayed',

@@ -44,6 +44,7 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   candidatesAsk: [[], 'drover:{core}:candidates-ask'],
   candidatesProbe: [['p-1'], 'drover:{core}:candidates-probe:p-1'],
   bullJob: [['default', 'r-1'], 'drover:{default}:r-1'],
+  bullJobLock: [['default', 'r-1'], 'drover:{default}:r-1:lock'],
   bullDelayed: [['default'], 'drover:{default}:delayed'],
   bullFailed: [['default'], 'drover:{default}:failed'],
   bullEvents: [['default'], 'drover:{default}:events'],

@@ -175,6 +175,9 @@ export class DroverKeys implements KeyBuilders {
   bullJob(queue: string, id: string): string {
     return this.build('bullJob', queue, id);
   }
+  bullJobLock(queue: string, id: string): string {
+    return this.build('bullJobLock', queue, id);
+  }
   bullDelayed(queue: string): string {
     return this.build('bullDelayed', queue);
   }

@@ -24,6 +24,7 @@ const SCRIPT_FILES = [
   'indexRoutines-n',
   'decideApproval-2',
   'countAwaitingApproval-1',
+  'saveCheckpoint-2',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -144,6 +145,18 @@ export interface DroverScripts {
   decideApproval(jobKey: string, delayedKey: string, id: string, readData: string, newData: string): Promise<number>;
   /** Runs of a queue awaiting approval among the `limit` furthest-due delayed jobs (see countAwaitingApproval-1.lua). */
   countAwaitingApproval(delayedKey: string, jobKeyPrefix: string, limit: number): Promise<number>;
+  /**
+   * Writes `field` of a job hash if `token` still holds the job's lock; 1, or -1 (StaleToken) when it
+   * does not. `data`: '' leaves the job's data, '+' marks it (`"ck":1`), else it is the new data.
+   */
+  saveCheckpoint(
+    jobKey: string,
+    lockKey: string,
+    token: string,
+    field: string,
+    value: string,
+    data: string,
+  ): Promise<number>;
 }
 
 const defined = new WeakSet<object>();

@@ -47,6 +47,7 @@ export { attemptOf, type RunView } from './runs/run-view';
 export { RUN_LOG_PAGE_MAX, type RunLogPage } from './runs/run-logs';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 export { ProducerCodes } from './runs/producer-codes';
+export { RunCheckpoints } from './runs/run-checkpoints';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
 export {

@@ -1,9 +1,20 @@
 import type { Job } from 'bullmq';
-import type { ProducerCodes, RunJobData } from '@drover/store';
+import { decodeCheckpoint, encodeCheckpoint } from '@drover/core';
+import type { Clock } from '@drover/redis';
+import type { ProducerCodes, RunCheckpoints, RunJobData } from '@drover/store';
 import type { AttemptAbort } from './attempt-abort';
+import { CheckpointNotJsonError } from './errors/checkpoint-not-json.error';
+import { CheckpointTooLargeError } from './errors/checkpoint-too-large.error';
+import { LeaseLostError } from './errors/lease-lost.error';
 import type { JobContext, RunInfo } from './job-context';
 import { RunLog, type RunLogSink } from './run-log';
 import { runLogger, type RunLogger } from './run-logger';
+
+/** Where an attempt's checkpoints go (one per consumer). */
+export interface CheckpointSink {
+  store: Pick<RunCheckpoints, 'save'>;
+  clock: Clock;
+}
 
 /**
  * The context handed to a handler. Its parts are made on first use only (the run info, the
@@ -14,11 +25,15 @@ export class HandlerContext implements JobContext {
   private logger?: RunLogger;
   private info?: RunInfo;
   private lines?: RunLog;
+  /** The last checkpoint's state, decoded on first read (a handler that never reads it pays nothing). */
+  private resumed?: { state: unknown };
 
   /**
    * @param job the run's BullMQ job, and `token` its lock: for a queue handler that works on the
    *   job itself (a @nestjs/bullmq processor), never for `@JobHandler`s (they get `payload`).
    * @param data the run record of the job's data (see runJobDataOf).
+   * @param checkpointed the run's stored checkpoint when this attempt began (read only for a run
+   *   whose record says it has one).
    */
   constructor(
     readonly job: Job,
@@ -29,6 +44,8 @@ export class HandlerContext implements JobContext {
     private readonly producers: Pick<ProducerCodes, 'nameOf'>,
     private readonly abort: AttemptAbort,
     private readonly logs: RunLogSink,
+    private readonly checkpoints: CheckpointSink,
+    private checkpointed: string | undefined,
     readonly token?: string,
   ) {}
 
@@ -64,6 +81,32 @@ export class HandlerContext implements JobContext {
 
   async progress(value: number | object): Promise<void> {
     await this.job.updateProgress(value);
+  }
+
+  get lastCheckpoint(): unknown {
+    if (this.checkpointed === undefined) return undefined;
+    this.resumed ??= { state: decodeCheckpoint(this.checkpointed)?.state };
+    return this.resumed.state;
+  }
+
+  async checkpoint(state: unknown): Promise<void> {
+    const encoded = encodeCheckpoint(state, this.checkpoints.clock.now(), this.attempt);
+    if ('problem' in encoded) {
+      throw encoded.problem === 'too-large'
+        ? new CheckpointTooLargeError(encoded.size, encoded.max)
+        : new CheckpointNotJsonError(encoded.detail);
+    }
+    const saved =
+      this.token !== undefined &&
+      (await this.checkpoints.store.save(this.queue, this.job.id!, this.token, encoded.raw, this.job));
+    if (!saved) {
+      // The run's lock is gone or another attempt's: this one must stop, as on a failed lease renewal.
+      const lost = new LeaseLostError();
+      this.abort.abort(lost);
+      throw lost;
+    }
+    this.checkpointed = encoded.raw;
+    this.resumed = undefined;
   }
 }
 

@@ -3,6 +3,8 @@ export * from './errors/job-timeout.error';
 export * from './errors/job-canceled.error';
 export * from './errors/worker-shutdown.error';
 export * from './errors/lease-lost.error';
+export * from './errors/checkpoint-not-json.error';
+export * from './errors/checkpoint-too-large.error';
 export * from './errors/duplicate-handler.error';
 export * from './job-contract';
 export * from './job-context';

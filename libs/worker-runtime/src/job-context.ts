@@ -21,8 +21,11 @@ export interface RunInfo {
   replayOf?: string;
 }
 
-/** The second argument of every handler. */
-export interface JobContext {
+/**
+ * The second argument of every handler. `C` is the state the handler checkpoints (see
+ * {@link JobContext.checkpoint}); a handler that does not checkpoint leaves it out.
+ */
+export interface JobContext<C = unknown> {
   readonly run: RunInfo;
   /**
    * Aborted on timeout, cancel (also by a `replace` overlap), lease loss and the end of the
@@ -38,9 +41,24 @@ export interface JobContext {
   readonly log: RunLogger;
   /** Records progress (a number or small JSON object) on the run; visible in the run view. */
   progress(value: number | object): Promise<void>;
+  /**
+   * Records `state` as the point this run may resume from, replacing the last one: plain JSON, at
+   * most 64 KiB (else `CheckpointNotJsonError` / `CheckpointTooLargeError`, nothing stored). Await
+   * it: once it resolves, an attempt that follows — a retry, a run reclaimed after its worker died,
+   * a run handed back by a shutdown — starts with it as {@link lastCheckpoint}. An attempt that no
+   * longer holds the run (its lease expired) is refused: it rejects with `LeaseLostError` and the
+   * attempt's signal aborts. One Redis write per call; checkpoint every N items, not every item.
+   */
+  checkpoint(state: C): Promise<void>;
+  /**
+   * The state of the run's last checkpoint: an earlier attempt's at the start of this one, then
+   * this attempt's own once it records one. Undefined for a run that never checkpointed (and for
+   * a replay: a replay is a new run that starts fresh).
+   */
+  readonly lastCheckpoint: C | undefined;
 }
 
 /** A handler class: `@JobHandler('x') class X implements JobHandlerInterface<P, R> { handle(...) }`. */
-export interface JobHandlerInterface<P = unknown, R = unknown> {
-  handle(payload: P, ctx: JobContext): Promise<R> | R;
+export interface JobHandlerInterface<P = unknown, R = unknown, C = unknown> {
+  handle(payload: P, ctx: JobContext<C>): Promise<R> | R;
 }

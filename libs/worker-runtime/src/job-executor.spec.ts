@@ -25,6 +25,8 @@ function run(h: RegisteredHandler, payload: unknown = {}, timeoutMs = 10_000, ab
     run: {} as JobContext['run'],
     log: runLogger(pino({ level: 'silent' }), () => undefined),
     progress: async () => undefined,
+    checkpoint: async () => undefined,
+    lastCheckpoint: undefined,
   };
   return Promise.resolve(executeAttempt({ handler: h, payload, ctx, timeoutMs, abort }));
 }
@@ -168,6 +170,8 @@ describe('executeAttempt with a synchronous handler', () => {
       run: {} as JobContext['run'],
       log: runLogger(pino({ level: 'silent' }), () => undefined),
       progress: async () => undefined,
+      checkpoint: async () => undefined,
+      lastCheckpoint: undefined,
     };
     const outcome = executeAttempt({ handler: handler(() => 'done'), payload: {}, ctx, timeoutMs: 1000, abort });
     expect(outcome).toEqual({ kind: 'succeeded', result: 'done' });

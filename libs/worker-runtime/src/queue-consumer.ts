@@ -15,7 +15,7 @@ import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
 import { executeAttempt, type AttemptOutcome } from './job-executor';
-import { HandlerContext } from './handler-context';
+import { HandlerContext, type CheckpointSink } from './handler-context';
 import { runLogSink, type RunLogSink } from './run-log';
 import { AttemptAbort } from './attempt-abort';
 import { cancelOf } from './pending-cancels';
@@ -53,6 +53,7 @@ export class QueueConsumer {
   /** Runs taken ahead of their slot, and the gate that keeps `concurrency` however many there are. */
   private readonly held: HeldRuns;
   private readonly logSink: RunLogSink;
+  private readonly checkpointSink: CheckpointSink;
 
   constructor(
     readonly policy: Queue,
@@ -60,6 +61,7 @@ export class QueueConsumer {
   ) {
     this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
     this.logSink = runLogSink(policy, deps);
+    this.checkpointSink = { store: deps.checkpoints, clock: deps.clock };
   }
 
   get name(): string {
@@ -243,8 +245,22 @@ export class QueueConsumer {
           const error = new Error(`no handler for job type "${job.name}" on worker ${instanceId} (handlers: ${known})`);
           outcome = { kind: 'failed', failure: { kind: 'error', message: error.message }, recordKind: 'error', error };
         } else {
+          // Only a run whose record says it has a checkpoint costs this read (see RunCheckpoints).
+          const checkpointed = data.ck ? await this.deps.checkpoints.read(queue, job.id!) : undefined;
           const t0 = performance.now();
-          const ctx = new HandlerContext(job, data, queue, attempt, maxAttempts, producers, abort, this.logSink, token);
+          const ctx = new HandlerContext(
+            job,
+            data,
+            queue,
+            attempt,
+            maxAttempts,
+            producers,
+            abort,
+            this.logSink,
+            this.checkpointSink,
+            checkpointed,
+            token,
+          );
           const timeoutMs = data.timeoutMs ?? handler.meta.timeoutMs ?? this.policy.timeoutMs;
           const pending = executeAttempt({ handler, payload: data.payload, ctx, timeoutMs, abort });
           outcome = pending instanceof Promise ? await pending : pending;

@@ -21,6 +21,7 @@ import {
   decodeCancel,
   QueueRegistry,
   ProducerCodes,
+  RunCheckpoints,
   RoutineStatsStore,
   QueueStatsStore,
   RunStore,
@@ -50,6 +51,7 @@ const REFRESH_MS = 30_000;
 export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly consumers = new Map<string, QueueConsumer>();
   private readonly producers: ProducerCodes;
+  private readonly checkpoints: RunCheckpoints;
   private readonly pendingCancels: PendingCancels;
   private readonly metrics: RunMetrics;
   private readonly stats: RoutineStatsRecorder;
@@ -91,6 +93,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
     this.startedAt = clock.now();
     this.pendingCancels = new PendingCancels(clock);
     this.producers = new ProducerCodes(connections.command, keys);
+    this.checkpoints = new RunCheckpoints(connections.command, keys);
   }
 
   onApplicationBootstrap(): void {
@@ -232,6 +235,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         clock: this.clock,
         random: this.random,
         producers: this.producers,
+        checkpoints: this.checkpoints,
         armLeadMs: this.config.env.armLeadMs,
         startBuffered: (routine) => this.runs.startBuffered(routine),
       });

@@ -64,6 +64,7 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['next attempt', at(run.nextAttemptAt)],
     ['worker', run.worker ?? ''],
     ['progress', run.progress === undefined ? '' : JSON.stringify(run.progress)],
+    ['checkpoint', checkpointText(run, at)],
     ['replayed as', run.replayedAs ?? ''],
     ...(run.bufferedBehind ? [['buffered', bufferedWait(run)] as [string, string]] : []),
     ...(run.approval ? [['approval', approvalLine(ctx, run.approval)] as [string, string]] : []),
@@ -71,6 +72,15 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],
   ];
+}
+
+/** Its last checkpoint for people: the state (cut; `-o json` has it whole), the attempt, size and time. */
+function checkpointText(run: Run, at: (iso: string) => string): string {
+  const k = run.checkpoint;
+  if (!k) return '';
+  const state = JSON.stringify(k.state);
+  const shown = state.length > 80 ? `${state.slice(0, 79)}…` : state;
+  return `${shown} — attempt ${k.attempt}, ${k.size} bytes, ${at(k.at)}`;
 }
 
 /** The attempts' errors for people: `#1 error  2026-…  message`, stacks indented under. */

@@ -82,6 +82,8 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'job-canceled': null,
   'lease-lost': null,
   'worker-shutdown': null,
+  'checkpoint-not-json': null,
+  'checkpoint-too-large': null,
   'outbound-refused': null,
 };
 

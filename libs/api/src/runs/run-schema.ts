@@ -66,6 +66,17 @@ export const RunSchema = named(
     errors: z.array(RunAttemptSchema).optional(),
     result: z.unknown().optional(),
     progress: z.unknown().optional(),
+    checkpoint: z
+      .object({
+        at: iso.describe('When it was recorded'),
+        attempt: z.number().int().describe('The attempt that recorded it'),
+        size: z.number().int().describe("Its state's size, bytes of JSON (at most 64 KiB)"),
+        state: z.unknown().describe('What the handler recorded to resume from'),
+      })
+      .optional()
+      .describe(
+        "The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh",
+      ),
     worker: z.string().optional(),
     /** The producer's name (a run stores a short code for it; an unknown code reads as the code). */
     createdBy: z.string().optional(),
@@ -173,6 +184,14 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.errors && { errors: v.errors.map(attemptOf) }),
     ...(v.result !== undefined && { result: v.result }),
     ...(v.progress !== undefined && { progress: v.progress }),
+    ...(v.checkpoint && {
+      checkpoint: {
+        at: isoOf(v.checkpoint.at),
+        attempt: v.checkpoint.attempt,
+        size: v.checkpoint.size,
+        state: v.checkpoint.state,
+      },
+    }),
     ...(v.worker !== undefined && { worker: v.worker }),
     ...(v.createdBy !== undefined && { createdBy: v.createdBy }),
     ...(v.reason !== undefined && { reason: v.reason }),

@@ -43,6 +43,8 @@ export const DROVER_ERROR_CODES = [
   'job-canceled',
   'lease-lost',
   'worker-shutdown',
+  'checkpoint-not-json',
+  'checkpoint-too-large',
   // builtins
   'outbound-refused',
 ] as const;

@@ -60,6 +60,8 @@ export interface RunJobData {
    * job.opts.attempts; one that does not follows the queue's current maxAttempts).
    */
   maxAttempts?: number;
+  /** Set once the run has a checkpoint (in the job hash's own field, see RunCheckpoints): a later attempt reads it. */
+  ck?: 1;
 }
 
 /**
@@ -99,6 +101,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'cancel',
   'interrupts',
   'maxAttempts',
+  'ck',
 ]);
 
 /**

@@ -1,9 +1,11 @@
 import {
   approvalViewOf,
   REJECTED_REASON,
+  decodeCheckpoint,
   type ApprovalView,
   type ParkReason,
   type Run,
+  type RunCheckpoint,
   type RunStatus,
 } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
@@ -33,6 +35,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   trigger?: string;
   /** A run of a queue or routine that requires approval: where its approval stands, who decided, when, why. */
   approval?: ApprovalView;
+  /** The last checkpoint its handler recorded (`ctx.checkpoint`); read with the run alone, never in a listing. */
+  checkpoint?: RunCheckpoint;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -106,6 +110,8 @@ export interface RunReadContext {
   maxAttempts?: number;
   /** The name of a producer code; the code itself when unknown. */
   producerName?: (code: string) => string;
+  /** The run's stored checkpoint (see RunCheckpoints), read when its record says it has one. */
+  checkpoint?: string;
 }
 
 /** Derives the run view from a BullMQ job and its state; undefined if the job is gone. Pure. */
@@ -172,6 +178,8 @@ export function runFromJob(
     view.finishedAt = Math.max(job.finishedOn, view.startedAt ?? view.createdAt);
   }
   if (job.progress !== undefined && job.progress !== 0) view.progress = job.progress;
+  const checkpoint = decodeCheckpoint(ctx.checkpoint);
+  if (checkpoint) view.checkpoint = checkpoint;
   if (last) view.error = { message: last.message, ...(last.stack && { stack: last.stack }) };
   else if (job.failedReason) view.error = { message: job.failedReason };
   if (status === 'parked') {

@@ -11,6 +11,8 @@ import { listQueueRunRefs, listQueueRuns, loadQueueRuns, type QueueRunRef, type 
 import { ProducerCodes } from './producer-codes';
 import { RunReading } from './run-read-context';
 import { RunTombstones } from './run-tombstones';
+import { RunCheckpoints } from './run-checkpoints';
+import { runJobDataOf } from './run-job-data';
 import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-with-state';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
@@ -56,6 +58,7 @@ export class RunStore {
   /** Approves and rejects runs held back by their approval gate (see RunApprovals). */
   readonly approvals: RunApprovals;
   private readonly clock: Clock;
+  private readonly checkpoints: RunCheckpoints;
 
   constructor(
     private readonly connections: RedisConnections,
@@ -67,6 +70,7 @@ export class RunStore {
     this.clock = opts.clock;
     this.index = new RunIndex(connections.command, keys);
     this.tombstones = new RunTombstones(connections.command, keys);
+    this.checkpoints = new RunCheckpoints(connections.command, keys);
     this.events = new QueueEventHub(connections, this.bull);
     this.waiter = new RunWaiter(this.events);
     this.policies = new QueuePolicyCache(connections, registry, this.bull, this.clock);
@@ -155,7 +159,13 @@ export class RunStore {
 
   private async viewIn(queue: string, id: string): Promise<RunView | undefined> {
     const { job, state } = await readJobWithState(this.bull.get(queue), id);
-    return job && runFromJob(queue, job, state, await this.reading.contextOf(queue, [job]));
+    if (!job) return undefined;
+    // Only a run whose record says it has a checkpoint costs the read of it.
+    const [ctx, checkpoint] = await Promise.all([
+      this.reading.contextOf(queue, [job]),
+      runJobDataOf(job.data).ck ? this.checkpoints.read(queue, id) : undefined,
+    ]);
+    return runFromJob(queue, job, state, checkpoint === undefined ? ctx : { ...ctx, checkpoint });
   }
 
   /** The run view, or null. `queue` (optional) saves the lookup when the caller knows it. */

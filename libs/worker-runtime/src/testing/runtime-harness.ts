@@ -112,8 +112,50 @@ class LogHandler {
   }
 }
 
+/** Items `test.checkpoint` processed, by run id, in order, with the attempt that processed each. */
+export const processed = new Map<string, { item: number; attempt: number }[]>();
+
+/**
+ * Processes items `0..items-1` from its last checkpoint on, checkpointing `{next}` after every
+ * `every`th; attempt `a` fails after item `failAfter[a-1]`. `bad`: checkpoints a state it may not
+ * (`date`, `big`) and answers the error's code. Answers the state each attempt started from.
+ */
+@JobHandler('test.checkpoint')
+class CheckpointHandler {
+  async handle(
+    p: { items: number; every: number; failAfter?: number[]; bad?: 'date' | 'big' },
+    ctx: JobContext<{ next: number }>,
+  ) {
+    if (p.bad) {
+      const state = p.bad === 'date' ? { at: new Date() } : { blob: 'x'.repeat(64 * 1024) };
+      return ctx.checkpoint(state as never).then(
+        () => 'stored',
+        (err: { code?: string }) => err.code,
+      );
+    }
+    const from = ctx.lastCheckpoint;
+    const seen = processed.get(ctx.run.id) ?? [];
+    processed.set(ctx.run.id, seen);
+    for (let i = from?.next ?? 0; i < p.items; i++) {
+      seen.push({ item: i, attempt: ctx.run.attempt });
+      if ((i + 1) % p.every === 0) await ctx.checkpoint({ next: i + 1 });
+      if (p.failAfter?.[ctx.run.attempt - 1] === i) throw new Error(`failed after item ${i}`);
+    }
+    return { from: from ?? null, last: ctx.lastCheckpoint };
+  }
+}
+
 @Module({
-  providers: [EchoHandler, FailHandler, PermanentHandler, TypedHandler, BlockHandler, CountHandler, LogHandler],
+  providers: [
+    EchoHandler,
+    FailHandler,
+    PermanentHandler,
+    TypedHandler,
+    BlockHandler,
+    CountHandler,
+    LogHandler,
+    CheckpointHandler,
+  ],
 })
 class TestHandlers {}
 
