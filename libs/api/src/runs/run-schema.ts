@@ -75,7 +75,7 @@ export const RunSchema = named(
       })
       .optional()
       .describe(
-        "The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh",
+        'The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh',
       ),
     worker: z.string().optional(),
     /** The producer's name (a run stores a short code for it; an unknown code reads as the code). */
