@@ -55,6 +55,8 @@ export interface RunJobData {
    * job.opts.attempts; one that does not follows the queue's current maxAttempts).
    */
   maxAttempts?: number;
+  /** The batch this run belongs to (see BatchStore): counted there once it settles. */
+  batch?: string;
 }
 
 /**
@@ -93,6 +95,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'cancel',
   'interrupts',
   'maxAttempts',
+  'batch',
 ]);
 
 /**

@@ -24,6 +24,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   bufferedBehind?: string;
   /** For a slot of a routine with a `triggers` list: the trigger it is attributed to (its name, else its index). */
   trigger?: string;
+  /** The batch the run belongs to. */
+  batch?: string;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -139,6 +141,7 @@ export function runFromJob(
   if (d.key !== undefined) view.key = d.key;
   if (d.bb !== undefined) view.bufferedBehind = d.bb;
   if (d.trigger !== undefined) view.trigger = d.trigger;
+  if (d.batch !== undefined) view.batch = d.batch;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.

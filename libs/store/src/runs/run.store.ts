@@ -18,6 +18,7 @@ import { RunWaiter } from './run-waiter';
 import { readRunLogs, type RunLogPage } from './run-logs';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter } from './run-writer';
+import { BatchStore } from '../batches/batch.store';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
 
 export { type EnqueueResult, type NewRun, type SkippedRun } from './new-run';
@@ -48,6 +49,8 @@ export class RunStore {
   private readonly parked: ParkedRuns;
   private readonly buffered: BufferedRuns;
   private readonly writer: RunWriter;
+  /** Batches of runs and their callbacks (written through this store's writer). */
+  readonly batches: BatchStore;
   /** What enqueue knows about the queues, kept until the registry announces a change. */
   readonly policies: QueuePolicyCache;
   /** Queue policies and producer names, for reading runs (see RunReading). */
@@ -79,6 +82,13 @@ export class RunStore {
       this.policies,
       this.reading.producers,
     );
+    this.batches = new BatchStore({
+      redis: connections.command,
+      keys,
+      clock: this.clock,
+      requireQueue: (q) => registry.require(q),
+      enqueueMany: (runs) => this.writer.enqueueMany(runs),
+    });
     this.buffered = new BufferedRuns(this.bull, (routine) => this.openRunsOfRoutine(routine));
     this.parked = new ParkedRuns({
       bull: this.bull,
@@ -310,6 +320,8 @@ export class RunStore {
           // A waiting run that never started frees its routine's buffered run (buffer-one) too; if
           // this ask fails, the leader's repair asks again.
           if (view.routine !== null) await this.startBuffered(view.routine).catch(() => undefined);
+          // A run of a batch that never started settles there as canceled (no worker will see it).
+          if (view.batch !== undefined) await this.batches.settle(view.batch, id, 'canceled');
           return { outcome: 'canceled', run: canceled };
         }
         await this.tombstones.delete(id);
