@@ -20,6 +20,7 @@ import {
   adHocRun,
   clearOverrides,
   enqueueAdHoc,
+  enqueueBatch,
   enqueueAdHocMany,
   jobTypeIssue,
   triggerRoutine,
@@ -41,7 +42,7 @@ import {
   type WaitOptions,
 } from './call-options';
 import type { DroverRun, RunId } from './drover-run';
-import { writeBatch, type BatchOptions, type DroverBatch } from './drover-batch';
+import type { BatchOptions, DroverBatch } from './drover-batch';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import type { ResolvedDroverOptions } from './resolve-options';
 
@@ -151,7 +152,7 @@ export class DroverClient {
     const prepared = await Promise.all(
       items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
     );
-    return writeBatch(this.connection.runs.batches, prepared, opts, {
+    return enqueueBatch(this.connection.runs.batches, prepared, opts, {
       now: this.now(),
       random: this.random,
       defaultQueue: this.options.defaultQueue,

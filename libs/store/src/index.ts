@@ -28,6 +28,7 @@ export {
   adHocRun,
   batchIdOf,
   enqueueAdHoc,
+  enqueueBatch,
   enqueueAdHocMany,
   jobTypeIssue,
   newRunId,

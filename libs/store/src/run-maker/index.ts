@@ -14,3 +14,4 @@ export {
 export { enqueueAdHoc, enqueueAdHocMany, type AdHocItem, type AdHocOutcome } from './ad-hoc-enqueue';
 export { replayRunOf } from './replay-run';
 export { batchCallbackRun, batchIdOf, inBatch } from './batch-runs';
+export { enqueueBatch } from './batch-enqueue';
