@@ -165,5 +165,15 @@ describe('batches (real api + 2 workers, a producer client, a loopback receiver)
     expect(shown.stdout).toContain(`on complete  batch.complete on callbacks → run ${id}.complete`);
     const listed = await cli(['-o', 'json', 'batches', 'ls']);
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({ id, status: 'complete' });
+
+    // The leader's gauge counts the batches still open: every batch so far completed, then one waits.
+    const openGauge = async () => {
+      const text = await (await fetch(`${api.scheduler!.baseUrl}/metrics`)).text();
+      return /^drover_batches_open (\d+)$/m.exec(text)?.[1];
+    };
+    await waitFor('no open batch', async () => (await openGauge()) === '0', { timeoutMs: 15_000 });
+    const later = { runs: [{ ...body.runs[0], delayMs: 600_000 }] };
+    expect((await api.call('POST', '/batches', { as: 'operator', body: later })).status).toBe(201);
+    await waitFor('one open batch', async () => (await openGauge()) === '1', { timeoutMs: 15_000 });
   }, 60_000);
 });

@@ -19,6 +19,7 @@ export const METRIC = {
   queueWorkers: 'drover_queue_workers',
   queueGlobalConcurrency: 'drover_queue_global_concurrency',
   queueConcurrency: 'drover_queue_concurrency',
+  batchesOpen: 'drover_batches_open',
   apiRequestsTotal: 'drover_api_requests_total',
   apiRequestDurationSeconds: 'drover_api_request_duration_seconds',
 } as const;
