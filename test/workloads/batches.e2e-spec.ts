@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Worker } from 'bullmq';
@@ -5,7 +8,8 @@ import { DroverClient, DroverModule, type EnqueueItem } from '@drover/client';
 import { startHttpOracle, testRedisUrl, waitFor, type AppProcess, type HttpOracle } from '@drover/testing';
 import { ApiCluster } from '../api/support/api-cluster';
 import { expectStream, SseConnection } from '../api/support/sse';
-import { droverAs } from '../cli/support/drover-cli';
+import { CLI, droverAs } from '../cli/support/drover-cli';
+import { TmuxServer } from '../cli/support/terminal';
 
 /**
  * Batches end to end: a producer's `@drover/client` enqueues batches of `http.request` runs into a
@@ -175,5 +179,39 @@ describe('batches (real api + 2 workers, a producer client, a loopback receiver)
     const later = { runs: [{ ...body.runs[0], delayMs: 600_000 }] };
     expect((await api.call('POST', '/batches', { as: 'operator', body: later })).status).toBe(201);
     await waitFor('one open batch', async () => (await openGauge()) === '1', { timeoutMs: 15_000 });
+  }, 60_000);
+
+  it('batches watch in a real terminal (tmux) redraws one progress row in place, then exits 0', async () => {
+    const id = await client.enqueueBatch(
+      Array.from({ length: 12 }, (_, i) => request(`/slow/${i}?delayMs=1500`)),
+      { onComplete: { queue: 'callbacks' } },
+    );
+    const bin = mkdtempSync(join(tmpdir(), 'drover-bin-'));
+    writeFileSync(join(bin, 'drover'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    chmodSync(join(bin, 'drover'), 0o755);
+    const tmux = new TmuxServer({
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOME: '/nonexistent',
+      DROVER_CLI_CONFIG: '/nonexistent/drover-cli.yaml',
+      DROVER_API_URL: api.api.baseUrl,
+      DROVER_TOKEN: api.tokens.viewer,
+    });
+    try {
+      const t = await tmux.open('batch-watch');
+      await t.type(`drover batches watch ${id}; echo "exit=$?"`);
+      const rows = (pane: string) => pane.split('\n').filter((l) => /settled/.test(l));
+      const during = await t.waitFor(
+        'a partly settled batch',
+        (p) => /\s([1-9]|[1-9]\d)%\s+([1-9]|1[01])\/12 settled/.test(p) && p,
+      );
+      expect(rows(during)).toHaveLength(1);
+      expect(await t.exitCode()).toBe(0);
+      const after = await t.capture();
+      // The row was replaced in place: one progress row on screen, the final one.
+      expect(rows(after)).toEqual([expect.stringMatching(/100%\s+12\/12 settled$/)]);
+      expect(after).toContain(`batch ${id} complete; callbacks: complete → ${id}.complete`);
+    } finally {
+      await tmux.kill();
+    }
   }, 60_000);
 });
