@@ -1,6 +1,7 @@
 import { QueueEvents, Worker } from 'bullmq';
 import { batchIdOf, type NewRun } from '@drover/store';
-import { uniquePrefix, waitFor } from '@drover/testing';
+import { spawn } from 'node:child_process';
+import { testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { producer, startRuntime, newRun, type Harness, type RuntimeHandle } from './testing/runtime-harness';
 
 const random = () => 0.5;
@@ -120,4 +121,35 @@ describe('batches on real workers: counted once per run, callbacks enqueued exac
     expect(added).toEqual([`${id}.complete`]);
     expect(await batches.get(id)).toMatchObject({ succeeded: 2, parked: 0, settled: 2 });
   });
+
+  it('costs a run without a batch no command on batch keys, at enqueue or when it settles (seen by MONITOR)', async () => {
+    await setUp();
+    await twoWorkers();
+    // redis-cli's MONITOR, not ioredis's (which loses track of its replies under this much traffic).
+    const monitor = spawn('redis-cli', ['-u', testRedisUrl(), 'monitor']);
+    let out = '';
+    monitor.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor('MONITOR to start', () => out.startsWith('OK'));
+    const plain = [run('test.count'), run('test.permanent')];
+    await p.runs.enqueueMany(plain);
+    for (const r of plain) await p.runs.waitForTerminal(r.id, 10_000);
+    // And a run of a batch, so this test sees what it looks for when it is there.
+    const id = batchIdOf(Date.now(), random);
+    const batched = run('test.count');
+    await p.runs.batches.create({ id, runs: [batched], callbacks: {} });
+    await p.runs.waitForTerminal(batched.id, 10_000);
+    await waitFor('the batch settled', async () => (await p.runs.batches.get(id))?.firedAt);
+    await p.connections.command.ping();
+    await new Promise((r) => setTimeout(r, 200));
+    monitor.kill();
+    // Only this test's keys: test files run side by side on the same Redis.
+    const seen = out.split('\n').filter((l) => l.includes(`${p.prefix}:`));
+    const onBatchKeys = (runId: string) => seen.filter((l) => l.includes(runId) && /\{core\}:batch/.test(l)).length;
+    expect(plain.map((r) => onBatchKeys(r.id))).toEqual([0, 0]);
+    // Everything before the batch was written (the plain runs' whole lives): nothing on batch keys.
+    const before = seen.slice(0, seen.findIndex((l) => l.includes(id)));
+    expect(before.filter((l) => l.includes(plain[0]!.id)).length).toBeGreaterThan(0);
+    expect(before.filter((l) => /\{core\}:batch/.test(l))).toEqual([]);
+    expect(onBatchKeys(batched.id)).toBeGreaterThan(0);
+  }, 30_000);
 });
