@@ -147,7 +147,10 @@ describe('batches on real workers: counted once per run, callbacks enqueued exac
     const onBatchKeys = (runId: string) => seen.filter((l) => l.includes(runId) && /\{core\}:batch/.test(l)).length;
     expect(plain.map((r) => onBatchKeys(r.id))).toEqual([0, 0]);
     // Everything before the batch was written (the plain runs' whole lives): nothing on batch keys.
-    const before = seen.slice(0, seen.findIndex((l) => l.includes(id)));
+    const before = seen.slice(
+      0,
+      seen.findIndex((l) => l.includes(id)),
+    );
     expect(before.filter((l) => l.includes(plain[0]!.id)).length).toBeGreaterThan(0);
     expect(before.filter((l) => /\{core\}:batch/.test(l))).toEqual([]);
     expect(onBatchKeys(batched.id)).toBeGreaterThan(0);
