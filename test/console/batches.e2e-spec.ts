@@ -58,6 +58,10 @@ describe('web console: batches (chromium, real api + worker)', () => {
       await page.emulateMedia({ colorScheme: scheme });
       expect(await seriousViolations(page)).toEqual([]);
     }
+    // A run of the batch links back to it.
+    await page.getByRole('list', { name: 'runs of the batch' }).getByRole('link').first().click();
+    await page.getByRole('link', { name: id }).click();
+    await page.getByRole('heading', { name: `Batch ${id}` }).waitFor();
     expect(errors).toEqual([]);
   }, 60_000);
 });

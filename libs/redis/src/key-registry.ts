@@ -162,7 +162,7 @@ export const KEY_REGISTRY = {
     scope: 'core',
     pattern: 'batch:<batch id>',
     type: 'hash',
-    lives: "30 days while open; once its callbacks fired, the retention age of its runs' queues",
+    lives: "30 days while open; once its callbacks fired, the retention age of its runs' queues (a day at least)",
   },
   batchRuns: {
     scope: 'core',

@@ -12,6 +12,12 @@ export const MAX_BATCH_RUNS = 10_000;
  */
 export const OPEN_BATCH_TTL_MS = 30 * 24 * 3_600_000;
 
+/**
+ * A complete batch (and its callbacks' deduplication markers) is kept at least this long, however
+ * short its queues' retention: a settle replayed after a crash must still find it fired.
+ */
+export const MIN_BATCH_KEEP_MS = 24 * 3_600_000;
+
 /** The job types a callback runs when none is named. */
 export const DEFAULT_BATCH_JOB_TYPES: Record<BatchCallbackOn, string> = {
   complete: 'batch.complete',

@@ -2,6 +2,7 @@ import {
   callbacksDue,
   DEFAULT_QUEUE,
   MAX_BATCH_RUNS,
+  MIN_BATCH_KEEP_MS,
   OPEN_BATCH_TTL_MS,
   type BatchCallbackOn,
   type BatchCallbacks,
@@ -114,7 +115,7 @@ export class BatchStore {
     const counts: BatchCounts = { total, succeeded, parked, canceled };
     const callbacks = JSON.parse(callbacksJson || '{}') as BatchCallbacks;
     const fire = callbacksDue(counts, callbacks);
-    const ttlMs = Math.max(1, retentionMs);
+    const ttlMs = Math.max(MIN_BATCH_KEEP_MS, retentionMs);
     if (fire.length) {
       const ctx = { defaultQueue: DEFAULT_QUEUE, ttlMs };
       await this.deps.enqueueMany(
