@@ -1,7 +1,7 @@
 // `npm run console:screenshots`: regenerates docs/console/*.png. Starts an embedded redis-server
 // and the standalone app (built: run `npm run build` first) with a tokens file, seeds some runs
 // (successes and a few parked failures), logs into the console in Debian's chromium and shoots
-// each page at 1280×800.
+// each page at 1280×800. `npm run console:screenshots -- batches batch-detail` writes only the named shots.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { startEmbeddedRedis } from './lib/embedded-redis.mjs';
 import { root } from './lib/ensure.mjs';
 
 const out = join(root, 'docs', 'console');
+const only = new Set(process.argv.slice(2));
+const wanted = (name) => only.size === 0 || only.has(name);
 if (!existsSync(join(root, 'dist', 'console', 'index.html'))) {
   console.error('dist/console is missing: run `npm run build` first');
   process.exit(1);
@@ -124,6 +126,22 @@ try {
   for (let i = 0; i < 4; i++) runIds.push((await call('POST', '/routines/report-on-demand/trigger', {})).runId);
   for (let i = 0; i < 5; i++) await call('POST', '/routines/push-invoices/trigger', {});
   await call('POST', '/routines/nightly-backup/pause', { note: 'backup host migration' });
+  // A batch that completes with one parked run, and one still open (its runs wait an hour).
+  const invoices = Array.from({ length: 11 }, (_, i) => ({ jobType: 'sleep', payload: { ms: 200 + 100 * i } }));
+  const batchId = (
+    await call('POST', '/batches', {
+      runs: [
+        ...invoices,
+        { jobType: 'http.request', payload: { url: 'http://127.0.0.1:9/invoices' }, queue: 'reports' },
+      ],
+      onComplete: { jobType: 'noop' },
+      onSuccess: { jobType: 'noop' },
+    })
+  ).batchId;
+  await call('POST', '/batches', {
+    runs: Array.from({ length: 8 }, () => ({ jobType: 'noop', payload: {}, delayMs: 3_600_000 })),
+    onComplete: { jobType: 'noop' },
+  });
   await sleep(12_000); // a few heartbeats and slow ticks, and the reports done
 
   mkdirSync(out, { recursive: true });
@@ -131,6 +149,7 @@ try {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const shot = async (name) => {
+    if (!wanted(name)) return;
     await sleep(600);
     await page.screenshot({ path: join(out, `${name}.png`) });
     console.log(`wrote docs/console/${name}.png`);
@@ -151,8 +170,11 @@ try {
     ['queues', '/queues'],
     ['workers', '/workers'],
     ['plan', '/plan'],
+    ['batches', '/batches'],
+    ['batch-detail', `/batches/${batchId}`],
   ];
   for (const [name, path] of pages) {
+    if (!wanted(name)) continue;
     await page.goto(`${base}/ui${path}`);
     await page.locator('h1').waitFor();
     // The overview's charts load after its counts.
@@ -196,8 +218,10 @@ try {
   await admin.goto(`${base}/ui/audit`);
   await admin.locator('tbody tr').first().waitFor();
   await sleep(600);
-  await admin.screenshot({ path: join(out, 'audit.png') });
-  console.log('wrote docs/console/audit.png');
+  if (wanted('audit')) {
+    await admin.screenshot({ path: join(out, 'audit.png') });
+    console.log('wrote docs/console/audit.png');
+  }
   await admin.close();
 
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -16,11 +16,14 @@ import { lazyPage } from './lazy';
 const RoutineEditor = lazyPage(() => import('./pages/routine-editor').then((m) => m.RoutineEditor));
 const Enqueue = lazyPage(() => import('./pages/enqueue').then((m) => m.Enqueue));
 const Audit = lazyPage(() => import('./pages/audit').then((m) => m.Audit));
+const Batches = lazyPage(() => import('./pages/batches').then((m) => m.Batches));
+const BatchDetail = lazyPage(() => import('./pages/batches').then((m) => m.BatchDetail));
 
 export const NAV: [string, string][] = [
   ['/', 'Overview'],
   ['/routines', 'Routines'],
   ['/runs', 'Runs'],
+  ['/batches', 'Batches'],
   ['/parked', 'Parked'],
   ['/queues', 'Queues'],
   ['/workers', 'Workers'],
@@ -41,6 +44,8 @@ export function Routes({ path }: { path: string }) {
   if ((m = match('/routines/:name', path))) return <RoutineDetail key={m.name} name={m.name!} />;
   if (path === '/runs') return <Runs />;
   if ((m = match('/runs/:id', path))) return <RunDetail key={m.id} id={m.id!} />;
+  if (path === '/batches') return <Batches />;
+  if ((m = match('/batches/:id', path))) return <BatchDetail key={m.id} id={m.id!} />;
   if (path === '/parked') return <Parked />;
   if (path === '/queues') return <Queues />;
   if (path === '/workers') return <Workers />;

@@ -68,7 +68,17 @@ export function roleRules(p) {
     `${c}:routine-counts`,
   ];
   // Every role that writes runs registers its producer name (`producers`); the worker reads the codes.
-  const runRecords = [`${c}:run:*`, `${c}:runs-kept:*`, `${c}:routine-runs:*`, `${c}:routine-open:*`, `${c}:producers`];
+  // A batch is written with its runs and counted by the workers as they settle (`batch:*`, `batches*`).
+  const runRecords = [
+    `${c}:run:*`,
+    `${c}:runs-kept:*`,
+    `${c}:routine-runs:*`,
+    `${c}:routine-open:*`,
+    `${c}:producers`,
+    `${c}:batch:*`,
+    `${c}:batches`,
+    `${c}:batches-open`,
+  ];
   const catalogs = [`${c}:worker:*`, `${c}:workers`, `${c}:process:*`, `${c}:processes:*`];
   return {
     scheduler: {

@@ -162,6 +162,11 @@ describe('Redis ACL users per role', () => {
       const manual = await client.trigger('tick');
       expect(await client.waitForRun(manual, { timeoutMs: 20_000 })).toMatchObject({ status: 'succeeded' });
       expect(await client.getRoutine('tick')).toMatchObject({ def: { jobType: 'http.request' } });
+      // A batch: the producer writes it, the worker counts its run and enqueues its callback.
+      const batch = await client.enqueueBatch([{ job: 'http.request', payload: { url: `${oracle.url}/batched` } }], {
+        onComplete: { jobType: 'noop' },
+      });
+      await waitFor('the batch fired', async () => (await client.getBatch(batch))?.firedAt);
     }, 60_000);
 
     it('the api opens a console session with a token, triggers the routine and pauses the queue', async () => {

@@ -8,6 +8,7 @@ import { registerPlan } from './commands/plan.command';
 import { registerQueues } from './commands/queues.command';
 import { registerRoutines } from './commands/routines.command';
 import { registerRuns } from './commands/runs.command';
+import { registerBatches } from './commands/batches.command';
 import { registerStatus } from './commands/status.command';
 import { registerWorkers } from './commands/workers.command';
 import { registerValidate } from './commands/validate.command';
@@ -21,6 +22,7 @@ const COMMANDS = [
   registerStatus,
   registerRoutines,
   registerRuns,
+  registerBatches,
   registerEnqueue,
   registerQueues,
   registerParked,

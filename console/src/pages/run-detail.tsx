@@ -220,6 +220,14 @@ export function RunDetail({ id }: { id: string }) {
                 </dd>
               </>
             )}
+            {run.batch && (
+              <>
+                <dt>batch</dt>
+                <dd>
+                  <Link to={`/batches/${encodeURIComponent(run.batch)}`}>{run.batch}</Link>
+                </dd>
+              </>
+            )}
           </dl>
           <RunLogs id={run.id} />
           <h2>Payload</h2>

@@ -44,6 +44,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/batches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Batches, newest first (the newest 10,000 of the last 30 days)
+     * @description Ask again with `before=nextBefore` for older ones.
+     */
+    get: operations['listBatches'];
+    put?: never;
+    /**
+     * Enqueue a batch of runs with callbacks once they all settle
+     * @description A run settles once: succeeded, parked (its attempts used up or a permanent error) or canceled; a retried attempt does not settle it. When the last run settles, `onComplete` is enqueued, and `onSuccess` too if every run succeeded, each exactly once, with the payload `{batch, on, total, succeeded, parked, canceled, payload}`. Every run is checked before anything is written (a bad one is a 400 naming it); the batch record is written first, then its runs.
+     */
+    post: operations['createBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/batches/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A batch's progress and callbacks, with a page of its run ids
+     * @description A run settles once: succeeded, parked (its attempts used up or a permanent error) or canceled; a retried attempt does not settle it. `runs` holds run ids in the order they were given, from `offset`; `nextOffset` asks for the next page.
+     */
+    get: operations['getBatch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/batches/{id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A batch's progress, live (Server-Sent Events); ends once its callbacks were enqueued
+     * @description A `progress` event (a Batch) at once and whenever its counts change (read every 1 s), then `end` (`{id, status}`) once the batch is complete and its callbacks were enqueued, and the server closes the stream.
+     */
+    get: operations['streamBatch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/cluster': {
     parameters: {
       query?: never;
@@ -948,6 +1012,180 @@ export interface components {
         message: string;
       }[];
     };
+    RunAttempt: {
+      attempt: number;
+      /** @enum {string} */
+      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
+      message: string;
+      stack?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      failedAt: string;
+      worker?: string;
+    };
+    RunApproval: {
+      /** @constant */
+      required: true;
+      /** @enum {string} */
+      state: 'waiting' | 'approved' | 'rejected' | 'expired';
+      /** @description Who approved or rejected the run */
+      by?: string;
+      /**
+       * Format: date-time
+       * @description When it was approved, rejected or expired
+       */
+      at?: string;
+      /**
+       * Format: date-time
+       * @description When a run still waiting is rejected by its expiry
+       */
+      expiresAt?: string;
+      reason?: string;
+    };
+    Run: {
+      id: string;
+      routine: string | null;
+      jobType: string;
+      queue: string;
+      /** @enum {string} */
+      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
+      scheduledFor: string | null;
+      /** @enum {string} */
+      status:
+        | 'scheduled'
+        | 'awaiting-approval'
+        | 'queued'
+        | 'running'
+        | 'succeeded'
+        | 'failed'
+        | 'canceled'
+        | 'skipped'
+        | 'parked';
+      attempt: number;
+      maxAttempts: number;
+      priority?: number;
+      payload?: unknown;
+      error?: {
+        message: string;
+        stack?: string;
+        permanent?: boolean;
+      };
+      errors?: components['schemas']['RunAttempt'][];
+      result?: unknown;
+      progress?: unknown;
+      /** @description The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh */
+      checkpoint?: {
+        /**
+         * Format: date-time
+         * @description When it was recorded
+         */
+        at: string;
+        /** @description The attempt that recorded it */
+        attempt: number;
+        /** @description Its state's size, bytes of JSON (at most 64 KiB) */
+        size: number;
+        /** @description What the handler recorded to resume from */
+        state: unknown;
+      };
+      worker?: string;
+      createdBy?: string;
+      reason?: string;
+      replayOf?: string;
+      /** @description The batch the run belongs to */
+      batch?: string;
+      replayedAs?: string;
+      key?: string;
+      /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
+      bufferedBehind?: string;
+      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
+      trigger?: string;
+      approval?: components['schemas']['RunApproval'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** Format: date-time */
+      queuedAt?: string;
+      /** Format: date-time */
+      startedAt?: string;
+      /** Format: date-time */
+      finishedAt?: string;
+      /** Format: date-time */
+      nextAttemptAt?: string;
+      /** @description Listings only: parts of the run left out of this item (or, for `errors`, cut to the newest attempts) because they are longer than 16 KiB; GET /runs/{id} answers the run whole */
+      omitted?: {
+        /** @enum {string} */
+        field: 'payload' | 'result' | 'errors' | 'progress' | 'error';
+        /** @description Its size as stored (for a payload: about) */
+        bytes: number;
+      }[];
+    };
+    Batch: {
+      id: string;
+      /** @enum {string} */
+      status: 'open' | 'complete';
+      total: number;
+      /** @description Runs that settled: succeeded + parked + canceled */
+      settled: number;
+      succeeded: number;
+      parked: number;
+      canceled: number;
+      /** @description Whole percent settled (0-100) */
+      percent: number;
+      /** Format: date-time */
+      createdAt: string;
+      createdBy: string | null;
+      completedAt: string | null;
+      /** @description When its callbacks were enqueued */
+      firedAt: string | null;
+      callbacks: {
+        /** @enum {string} */
+        on: 'complete' | 'success';
+        queue: string;
+        jobType: string;
+        /** @description The callback run, once enqueued (null: not due or not yet) */
+        runId: string | null;
+      }[];
+    };
+    CreatedBatch: {
+      batchId: string;
+      total: number;
+    };
+    BatchPage: {
+      batches: components['schemas']['Batch'][];
+      /** Format: date-time */
+      nextBefore?: string;
+    };
+    BatchDetail: {
+      id: string;
+      /** @enum {string} */
+      status: 'open' | 'complete';
+      total: number;
+      /** @description Runs that settled: succeeded + parked + canceled */
+      settled: number;
+      succeeded: number;
+      parked: number;
+      canceled: number;
+      /** @description Whole percent settled (0-100) */
+      percent: number;
+      /** Format: date-time */
+      createdAt: string;
+      createdBy: string | null;
+      completedAt: string | null;
+      /** @description When its callbacks were enqueued */
+      firedAt: string | null;
+      callbacks: {
+        /** @enum {string} */
+        on: 'complete' | 'success';
+        queue: string;
+        jobType: string;
+        /** @description The callback run, once enqueued (null: not due or not yet) */
+        runId: string | null;
+      }[];
+      runs: string[];
+      nextOffset?: number;
+    };
     AuditEntry: {
       id: string;
       /** Format: date-time */
@@ -1090,113 +1328,6 @@ export interface components {
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
-    };
-    RunAttempt: {
-      attempt: number;
-      /** @enum {string} */
-      kind: 'error' | 'timeout' | 'lease-expired' | 'permanent' | 'invalid-payload';
-      message: string;
-      stack?: string;
-      /** Format: date-time */
-      startedAt?: string;
-      /** Format: date-time */
-      failedAt: string;
-      worker?: string;
-    };
-    RunApproval: {
-      /** @constant */
-      required: true;
-      /** @enum {string} */
-      state: 'waiting' | 'approved' | 'rejected' | 'expired';
-      /** @description Who approved or rejected the run */
-      by?: string;
-      /**
-       * Format: date-time
-       * @description When it was approved, rejected or expired
-       */
-      at?: string;
-      /**
-       * Format: date-time
-       * @description When a run still waiting is rejected by its expiry
-       */
-      expiresAt?: string;
-      reason?: string;
-    };
-    Run: {
-      id: string;
-      routine: string | null;
-      jobType: string;
-      queue: string;
-      /** @enum {string} */
-      source: 'schedule' | 'catch-up' | 'manual' | 'api' | 'replay' | 'bullmq';
-      scheduledFor: string | null;
-      /** @enum {string} */
-      status:
-        | 'scheduled'
-        | 'awaiting-approval'
-        | 'queued'
-        | 'running'
-        | 'succeeded'
-        | 'failed'
-        | 'canceled'
-        | 'skipped'
-        | 'parked';
-      attempt: number;
-      maxAttempts: number;
-      priority?: number;
-      payload?: unknown;
-      error?: {
-        message: string;
-        stack?: string;
-        permanent?: boolean;
-      };
-      errors?: components['schemas']['RunAttempt'][];
-      result?: unknown;
-      progress?: unknown;
-      /** @description The last checkpoint its handler recorded (`ctx.checkpoint`): a retry, a reclaim or a hand-back resumes from it. GET /runs/{id} only, never in a listing; a replay starts fresh */
-      checkpoint?: {
-        /**
-         * Format: date-time
-         * @description When it was recorded
-         */
-        at: string;
-        /** @description The attempt that recorded it */
-        attempt: number;
-        /** @description Its state's size, bytes of JSON (at most 64 KiB) */
-        size: number;
-        /** @description What the handler recorded to resume from */
-        state: unknown;
-      };
-      worker?: string;
-      createdBy?: string;
-      reason?: string;
-      replayOf?: string;
-      replayedAs?: string;
-      key?: string;
-      /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
-      bufferedBehind?: string;
-      /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
-      trigger?: string;
-      approval?: components['schemas']['RunApproval'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** Format: date-time */
-      queuedAt?: string;
-      /** Format: date-time */
-      startedAt?: string;
-      /** Format: date-time */
-      finishedAt?: string;
-      /** Format: date-time */
-      nextAttemptAt?: string;
-      /** @description Listings only: parts of the run left out of this item (or, for `errors`, cut to the newest attempts) because they are longer than 16 KiB; GET /runs/{id} answers the run whole */
-      omitted?: {
-        /** @enum {string} */
-        field: 'payload' | 'result' | 'errors' | 'progress' | 'error';
-        /** @description Its size as stored (for a payload: about) */
-        bytes: number;
-      }[];
     };
     QueuePolicy: {
       name: string;
@@ -2135,6 +2266,348 @@ export interface operations {
         };
       };
       /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listBatches: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of batches */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BatchPage'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          runs: {
+            jobType: string;
+            payload: unknown;
+            queue?: string;
+            delayMs?: number;
+            priority?: ('low' | 'medium' | 'high') | number;
+            maxAttempts?: number;
+          }[];
+          onComplete?: {
+            queue?: string;
+            jobType?: string;
+            payload?: unknown;
+          };
+          onSuccess?: {
+            queue?: string;
+            jobType?: string;
+            payload?: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The batch and its runs exist */
+      201: {
+        headers: {
+          /** @description The batch: /api/v1/batches/{batchId} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedBatch'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getBatch: {
+    parameters: {
+      query?: {
+        offset?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BatchDetail'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such batch (never made, or expired with its runs' retention) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  streamBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/event-stream of progress and end events */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such batch */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token (DROVER_API_STREAMS_PER_TOKEN) or the api process (DROVER_API_STREAMS_MAX) has its most open event streams (Retry-After) */
       429: {
         headers: {
           [name: string]: unknown;

@@ -20,6 +20,7 @@ import {
   adHocRun,
   clearOverrides,
   enqueueAdHoc,
+  enqueueBatch,
   enqueueAdHocMany,
   jobTypeIssue,
   triggerRoutine,
@@ -41,6 +42,7 @@ import {
   type WaitOptions,
 } from './call-options';
 import type { DroverRun, RunId } from './drover-run';
+import type { BatchOptions, DroverBatch } from './drover-batch';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
 import type { ResolvedDroverOptions } from './resolve-options';
 
@@ -134,6 +136,33 @@ export class DroverClient {
       items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
     );
     return orConflict(await enqueueAdHocMany(this.connection.runs, prepared).catch(RedisOutOfMemoryError.rethrow));
+  }
+
+  /**
+   * Enqueues a batch of runs and resolves with the batch id once its record and every run exist.
+   * The batch counts each run once when it settles (succeeded, parked or canceled; a retry is not
+   * settled); when the last one settles, `onComplete` is enqueued, and `onSuccess` too if every run
+   * succeeded, each exactly once, with `{ batch, on, total, succeeded, parked, canceled, payload }`.
+   * Every payload and option is checked first: when one fails, nothing is written.
+   *
+   * @throws InvalidPayloadError, InvalidOptionsError (also for 0 or over 10,000 runs, or a run with
+   *   an idempotency key), UnknownJobTypeError, UnknownQueueError; RedisOutOfMemoryError
+   */
+  async enqueueBatch(items: readonly EnqueueItem[], opts: BatchOptions = {}): Promise<string> {
+    const prepared = await Promise.all(
+      items.map((i) => this.prepare(i.job, this.contractFor(i.job), i.payload, i.options)),
+    );
+    return enqueueBatch(this.connection.runs.batches, prepared, opts, {
+      now: this.now(),
+      random: this.random,
+      defaultQueue: this.options.defaultQueue,
+      createdBy: this.options.name,
+    });
+  }
+
+  /** The batch's progress and callbacks, or null (never made, or expired with its runs' retention). */
+  getBatch(id: string): Promise<DroverBatch | null> {
+    return this.connection.runs.batches.get(id);
   }
 
   /** Checks one enqueue request and builds its run; nothing is written. */

@@ -3,6 +3,7 @@ export { DROVER_ASYNC_OPTIONS_TYPE, DROVER_MODULE_OPTIONS, DROVER_OPTIONS_TYPE }
 export * from './drover-options';
 export * from './drover-client.service';
 export * from './drover-run';
+export type { BatchOptions, DroverBatch } from './drover-batch';
 export type { EnqueueOptions, ListRunsOptions, WaitOptions } from './call-options';
 export * from './errors/run-wait-timeout.error';
 export { NotReplicatedError } from '@drover/redis';

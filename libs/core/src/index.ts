@@ -33,6 +33,7 @@ export * from './policy/selection.policy';
 export * from './run/run.schema';
 export * from './run/run-event';
 export * from './run/run-id';
+export * from './batch/batch';
 export * from './run/run-log-line';
 export * from './run/run-checkpoint';
 export * from './run/secure-random';

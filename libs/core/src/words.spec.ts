@@ -17,6 +17,9 @@ const LISTS: Record<string, readonly string[]> = {
   CANDIDATE_VERDICTS: words.CANDIDATE_VERDICTS,
   SLOT_FATES: words.SLOT_FATES,
   SLOT_SKIP_REASONS: words.SLOT_SKIP_REASONS,
+  BATCH_OUTCOMES: words.BATCH_OUTCOMES,
+  BATCH_STATUSES: words.BATCH_STATUSES,
+  BATCH_CALLBACKS: words.BATCH_CALLBACKS,
 };
 // Where a face could restate a word: every shipped source outside core. Tests may spell words out
 // to pin behaviour; the generated api client repeats them as types by construction.

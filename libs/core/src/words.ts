@@ -13,3 +13,4 @@ export * from './model/origin';
 export * from './model/queue-defaults';
 export * from './policy/candidate-verdict';
 export * from './schedule/slot-fate';
+export * from './batch/batch-words';

@@ -34,6 +34,7 @@ export class DroverMetrics {
   readonly queueWorkers: Gauge<'queue'>;
   readonly queueGlobalConcurrency: Gauge<'queue'>;
   readonly queueConcurrency: Gauge<'queue'>;
+  readonly batchesOpen: Gauge;
   readonly apiRequests: Counter<'route' | 'method' | 'code'>;
   readonly apiRequestDuration: Histogram<'route' | 'method'>;
 
@@ -136,6 +137,11 @@ export class DroverMetrics {
       registers,
     });
     // The divisor of the autoscaling query (backlog per worker pod), so it follows the policy.
+    this.batchesOpen = new Gauge({
+      name: METRIC.batchesOpen,
+      help: 'Batches not yet complete (at most 30 days old); exported by the scheduler leader only.',
+      registers,
+    });
     this.queueConcurrency = new Gauge({
       name: METRIC.queueConcurrency,
       help: 'Configured jobs one worker process runs at once per queue (policy concurrency); leader only.',

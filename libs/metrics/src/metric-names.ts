@@ -20,6 +20,7 @@ export const METRIC = {
   queueGlobalConcurrency: 'drover_queue_global_concurrency',
   queueConcurrency: 'drover_queue_concurrency',
   runsAwaitingApproval: 'drover_runs_awaiting_approval',
+  batchesOpen: 'drover_batches_open',
   apiRequestsTotal: 'drover_api_requests_total',
   apiRequestDurationSeconds: 'drover_api_request_duration_seconds',
 } as const;

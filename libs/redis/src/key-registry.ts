@@ -157,6 +157,37 @@ export const KEY_REGISTRY = {
     type: 'hash',
     lives: "a queue's run totals per minute (10 min a hash, kept 26 h) or per hour (6 h a hash, kept 8 days)",
   },
+  // Batches: a record per batch, its run ids and which of them settled, and the index of batches
+  batch: {
+    scope: 'core',
+    pattern: 'batch:<batch id>',
+    type: 'hash',
+    lives: "30 days while open; once its callbacks fired, the retention age of its runs' queues (a day at least)",
+  },
+  batchRuns: {
+    scope: 'core',
+    pattern: 'batch:<batch id>:runs',
+    type: 'zset',
+    lives: "the batch's run ids in order (score = position); expires with the batch",
+  },
+  batchSettled: {
+    scope: 'core',
+    pattern: 'batch:<batch id>:settled',
+    type: 'set',
+    lives: "the batch's runs counted as settled (each once); expires with the batch",
+  },
+  batches: {
+    scope: 'core',
+    pattern: 'batches',
+    type: 'zset',
+    lives: 'the newest 10 000 batches by creation time, none older than 30 days',
+  },
+  batchesOpen: {
+    scope: 'core',
+    pattern: 'batches-open',
+    type: 'zset',
+    lives: 'batches not yet complete, by creation time; one leaves when it completes or after 30 days',
+  },
   cancel: {
     scope: 'core',
     pattern: 'cancel',

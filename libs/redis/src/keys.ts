@@ -121,6 +121,22 @@ export class DroverKeys implements KeyBuilders {
   queueStats(queue: string, resolution: 'm' | 'h', spanStart: number): string {
     return this.build('queueStats', queue, resolution, spanStart);
   }
+  /** A batch's record, its run ids and its settled runs. */
+  batch(id: string): string {
+    return this.build('batch', id);
+  }
+  batchRuns(id: string): string {
+    return this.build('batchRuns', id);
+  }
+  batchSettled(id: string): string {
+    return this.build('batchSettled', id);
+  }
+  batches(): string {
+    return this.build('batches');
+  }
+  batchesOpen(): string {
+    return this.build('batchesOpen');
+  }
   cancel(): string {
     return this.build('cancel');
   }

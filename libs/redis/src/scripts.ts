@@ -25,6 +25,7 @@ const SCRIPT_FILES = [
   'decideApproval-2',
   'countAwaitingApproval-1',
   'saveCheckpoint-2',
+  'settleBatchRun-3',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -139,6 +140,16 @@ export interface DroverScripts {
   ): Promise<number>;
   /** `numKeys` job keys of one queue, then the inline cap in bytes (see readLeanJobs-n.lua). */
   readLeanJobs(numKeys: number, ...keysThenCap: (string | number)[]): Promise<LeanJobReply[]>;
+  /** Counts a batch's run as settled once; [due, succeeded, parked, canceled, total, callbacks, retentionMs] (see settleBatchRun-3.lua). */
+  settleBatchRun(
+    batchKey: string,
+    settledKey: string,
+    openKey: string,
+    runId: string,
+    outcome: string,
+    now: number,
+    batchId: string,
+  ): Promise<[number, number, number, number, number, string, number]>;
   /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   /** 1 when the job still held back with exactly `readData` now carries `newData`, else 0 (see decideApproval-2.lua). */

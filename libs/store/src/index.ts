@@ -26,7 +26,9 @@ export { CandidateProbe, type CandidateRanking } from './routines/candidate-prob
 // Making a run from a routine or a request: its id, open-run tracking, defaults (every producer goes through it).
 export {
   adHocRun,
+  batchIdOf,
   enqueueAdHoc,
+  enqueueBatch,
   enqueueAdHocMany,
   jobTypeIssue,
   newRunId,
@@ -59,6 +61,10 @@ export {
 } from './runs/run-job-data';
 export { decodeAttempts, encodeAttempt, type AttemptRecord } from './runs/attempt-log';
 export { cancelChannel, decodeCancel } from './runs/cancel-channel';
+
+// Batches: runs written together, counted as they settle, with callbacks once all settled.
+export { BatchStore } from './batches/batch.store';
+export { type BatchView } from './batches/batch-view';
 
 // Parked runs (given up on, waiting for an operator).
 export { NotParkedError, type ParkedCursor, type ParkedRun } from './runs/parked.store';

@@ -12,6 +12,7 @@ import { RoutineStore } from './routines/routine.store';
 import { RoutineStatsStore } from './routines/routine-stats.store';
 import { QueueStatsStore } from './queues/queue-stats.store';
 import { RunStore } from './runs/run.store';
+import { BatchStore } from './batches/batch.store';
 import { SlotClaims } from './slots/slot-claims.store';
 import { SlotSkips } from './routines/slot-skips.store';
 import { WorkerCatalog } from './workers/worker-catalog.store';
@@ -40,6 +41,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     { provide: RoutineStatsStore, ...each((s) => s.stats) },
     { provide: QueueStatsStore, ...each((s) => s.queueStats) },
     { provide: QueueEventHub, ...each((s) => s.runs.events) },
+    { provide: BatchStore, ...each((s) => s.runs.batches) },
     { provide: SlotClaims, ...each((s) => s.claims) },
     { provide: SlotSkips, ...each((s) => s.skips) },
     { provide: WorkerCatalog, ...each((s) => s.catalog) },
@@ -56,6 +58,7 @@ const each = <T>(pick: (s: Stores) => T) => ({ inject: [STORES], useFactory: pic
     RoutineStatsStore,
     QueueStatsStore,
     QueueEventHub,
+    BatchStore,
     SlotClaims,
     SlotSkips,
     WorkerCatalog,

@@ -6,6 +6,7 @@ import type { HandlerRegistry } from './handler-registry.service';
 import type { PendingCancels } from './pending-cancels';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
 import type { RunMetrics } from './run-metrics';
+import type { SettleBatchRun } from './batch-settle';
 
 /** What a QueueConsumer is built with: the process's shared services, one set for every queue it consumes. */
 export interface ConsumerDeps {
@@ -31,4 +32,6 @@ export interface ConsumerDeps {
   armLeadMs: number;
   /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */
   startBuffered?: (routine: string) => Promise<unknown>;
+  /** Counts a settled run of a batch (BatchStore.settle). */
+  settleBatchRun?: SettleBatchRun;
 }

@@ -24,6 +24,7 @@ import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
 import { refuseStaleArm, sendBackUntilSlot, startLatenessMs } from './slot-start';
 import type { ConsumerDeps } from './consumer-deps';
+import { batchOf, parkedBy, settledBy } from './batch-settle';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
 const DROVER_BACKOFF = { type: 'drover' } as const;
@@ -184,7 +185,31 @@ export class QueueConsumer {
 
   // Two parameters: BullMQ creates an AbortController per job for processors that declare a
   // third; Drover makes its own, and only when a handler reads its signal (see AttemptAbort).
-  private readonly process = async (job: Job<RunJobData>, token?: string): Promise<unknown> => {
+  private readonly process = (job: Job<RunJobData>, token?: string): Promise<unknown> => {
+    const batch = this.deps.settleBatchRun && batchOf(job.data);
+    return batch === undefined ? this.processRun(job, token) : this.processInBatch(job, token, batch);
+  };
+
+  /**
+   * A run of a batch: once its attempt settled the run (succeeded, canceled or parked; not a retry,
+   * an interrupt or a lost lease) it is counted in its batch before BullMQ records the end, so a
+   * worker that dies in between leaves the job active: it is reclaimed, runs again and is counted
+   * then (once: the batch counts each run id once). An error counting it fails the attempt.
+   */
+  private async processInBatch(job: Job<RunJobData>, token: string | undefined, batch: string): Promise<unknown> {
+    const settle = this.deps.settleBatchRun!;
+    let result: unknown;
+    try {
+      result = await this.processRun(job, token);
+    } catch (err) {
+      if (parkedBy(err, job)) await settle(batch, job.id!, 'parked');
+      throw err;
+    }
+    await settle(batch, job.id!, settledBy(result));
+    return result;
+  }
+
+  private readonly processRun = async (job: Job<RunJobData>, token?: string): Promise<unknown> => {
     const { metrics, handlers, instanceId, pendingCancels, clock } = this.deps;
     const queue = this.policy.name;
     // A job a plain BullMQ producer added is a run too (`source: bullmq`, its data the payload).

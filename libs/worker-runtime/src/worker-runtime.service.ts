@@ -238,6 +238,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         checkpoints: this.checkpoints,
         armLeadMs: this.config.env.armLeadMs,
         startBuffered: (routine) => this.runs.startBuffered(routine),
+        settleBatchRun: (batch, id, outcome) => this.runs.batches.settle(batch, id, outcome),
       });
       consumer.start();
       this.consumers.set(name, consumer);

@@ -12,7 +12,9 @@ import { Clock } from '@drover/redis';
 import {
   adHocRun,
   enqueueAdHoc,
+  enqueueBatch,
   jobTypeIssue,
+  type NewRun,
   QueueRegistry,
   RunStore,
   startOf,
@@ -53,15 +55,50 @@ export class JobEnqueue {
    *   InvalidOptionsError and IdempotencyKeyConflictError (mapped by mapError)
    */
   async enqueue(job: AdHocJob, principal: Principal, idempotencyKey?: string): Promise<string> {
+    const run = await this.build(job, principal, idempotencyKey);
+    const outcome = await enqueueAdHoc(this.runs, {
+      run,
+      ...(idempotencyKey !== undefined && { key: idempotencyKey }),
+    });
+    if (outcome.conflict) {
+      const c = outcome.conflict;
+      throw new IdempotencyKeyConflictError(c.idempotencyKey, c.runId, c.existing, c.requested);
+    }
+    return outcome.ids;
+  }
+
+  /**
+   * Enqueues a batch of runs with its callbacks (see BatchStore); answers the batch id. Every run is
+   * checked before anything is written. `field` names where a run's queue sits in the request.
+   */
+  async enqueueBatch(jobs: readonly AdHocJob[], callbacks: unknown, principal: Principal): Promise<string> {
+    const runs = [];
+    for (const [i, job] of jobs.entries())
+      runs.push({ run: await this.build(job, principal, undefined, `body.runs.${i}.queue`) });
+    return enqueueBatch(this.runs.batches, runs, callbacks, {
+      now: this.clock.now(),
+      random: this.random,
+      defaultQueue: DEFAULT_QUEUE,
+      createdBy: principal.name,
+    });
+  }
+
+  /** Checks one request and builds its run; nothing is written. */
+  private async build(
+    job: AdHocJob,
+    principal: Principal,
+    idempotencyKey?: string,
+    field = 'body.queue',
+  ): Promise<NewRun> {
     const queue = job.queue ?? DEFAULT_QUEUE;
-    await this.requireQueue(queue, job.queue === undefined);
+    await this.requireQueue(queue, job.queue === undefined, field);
     const issue = jobTypeIssue(job.jobType);
     if (issue) throw new InvalidOptionsError('enqueue', [issue]);
     const now = this.clock.now();
     const contract = API_JOB_CONTRACTS.get(job.jobType);
     if (contract) await validatePayload(job.jobType, contract, job.payload);
     else validatePayload(job.jobType, undefined, job.payload);
-    const run = adHocRun(
+    return adHocRun(
       {
         jobType: job.jobType,
         payload: job.payload,
@@ -75,25 +112,16 @@ export class JobEnqueue {
       },
       { now, random: this.random, defaultQueue: DEFAULT_QUEUE },
     );
-    const outcome = await enqueueAdHoc(this.runs, {
-      run,
-      ...(idempotencyKey !== undefined && { key: idempotencyKey }),
-    });
-    if (outcome.conflict) {
-      const c = outcome.conflict;
-      throw new IdempotencyKeyConflictError(c.idempotencyKey, c.runId, c.existing, c.requested);
-    }
-    return outcome.ids;
   }
 
   /** An unknown queue is a bad field of the request (400), not a missing resource (404). */
-  private async requireQueue(queue: string, defaulted: boolean): Promise<void> {
+  private async requireQueue(queue: string, defaulted: boolean, field: string): Promise<void> {
     try {
       await this.registry.require(queue);
     } catch (err) {
       if (!(err instanceof UnknownQueueError)) throw err;
       const message = defaulted ? `is not given and the default queue "${queue}" is not defined` : err.message;
-      throw new ProblemError(400, `invalid request: body.queue ${message}`, [{ path: 'body.queue', message }]);
+      throw new ProblemError(400, `invalid request: ${field} ${message}`, [{ path: field, message }]);
     }
   }
 }

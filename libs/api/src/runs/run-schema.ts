@@ -82,6 +82,7 @@ export const RunSchema = named(
     createdBy: z.string().optional(),
     reason: z.string().optional(),
     replayOf: z.string().optional(),
+    batch: z.string().optional().describe('The batch the run belongs to'),
     replayedAs: z.string().optional(),
     key: z.string().optional(),
     /**
@@ -196,6 +197,7 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.createdBy !== undefined && { createdBy: v.createdBy }),
     ...(v.reason !== undefined && { reason: v.reason }),
     ...(v.replayOf !== undefined && { replayOf: v.replayOf }),
+    ...(v.batch !== undefined && { batch: v.batch }),
     ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
     ...(v.key !== undefined && { key: v.key }),
     ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),

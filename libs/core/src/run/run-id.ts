@@ -58,3 +58,12 @@ export function adHocRunId(now: number, random: () => number, prefix: 'a' | 'm' 
 export function runIdForIdempotencyKey(key: string): string {
   return `k-${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
 }
+
+/**
+ * A fresh batch id: `bt-<now base36>-<10 random base36 chars>`, sorting by creation time like an
+ * ad-hoc run id (and as unlikely to collide). Its callback runs' ids derive from it (the run maker's
+ * `batch-callback` ids), so the batch names them before they exist.
+ */
+export function newBatchId(now: number, random: () => number): string {
+  return `bt-${Math.max(0, Math.floor(now)).toString(36)}-${randomChars(random, AD_HOC_RANDOM_CHARS)}`;
+}

@@ -5,16 +5,18 @@ import {
   readAwaitingApproval,
   readQueueCounts,
   workersConsuming,
+  type BatchStore,
   type BullQueues,
   type QueueRegistry,
   type WorkerCatalog,
 } from '@drover/store';
 
-/** Leader only: the cluster-wide queue gauges (the counts the API's queue view shows too). */
+/** Leader only: the cluster-wide queue gauges (the counts the API's queue view shows too) and the open batches. */
 export async function exportQueueGauges(
   metrics: DroverMetrics,
-  deps: { registry: QueueRegistry; bull: BullQueues; catalog: WorkerCatalog; redis: RedisClient },
+  deps: { registry: QueueRegistry; bull: BullQueues; catalog: WorkerCatalog; redis: RedisClient; batches?: BatchStore },
 ): Promise<void> {
+  if (deps.batches) metrics.batchesOpen.set(await deps.batches.openCount());
   const [queues, workers] = await Promise.all([deps.registry.list(), deps.catalog.list()]);
   for (const { def } of queues) {
     const counts = await readQueueCounts(deps.bull, def.name);

@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AppConfig } from '@drover/config';
 import { LOGGER } from '@drover/logger';
 import { DroverMetrics } from '@drover/metrics';
 import { Clock, RedisConnections, ResilientSubscriber, StaleLeaderError } from '@drover/redis';
-import { BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
+import { BatchStore, BullQueues, QueueRegistry, RoutineStore, WorkerCatalog } from '@drover/store';
 import { Disarmer } from '../fires/disarmer';
 import { Reconciler } from '../reconcile/reconciler.service';
 import { Watchdog } from '../reconcile/watchdog.service';
@@ -41,6 +41,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     private readonly catalog: WorkerCatalog,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
+    @Optional() private readonly batches?: BatchStore,
   ) {
     this.elector.on('elected', (l: Leadership) => this.serial(() => this.onElected(l)));
     this.elector.on('demoted', () => this.onDemoted());
@@ -183,6 +184,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     this.metrics.queueWorkers.reset();
     this.metrics.queueGlobalConcurrency.reset();
     this.metrics.queueConcurrency.reset();
+    this.metrics.batchesOpen.reset();
   }
 
   private every(ms: number, step: () => Promise<void>): void {
@@ -209,8 +211,11 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     if (!this.isCurrent()) return;
     // The routine counts are set by the watchdog pass, which reads every routine anyway.
     await exportQueueGauges(this.metrics, {
-      ...{ registry: this.queues, bull: this.bull, catalog: this.catalog },
+      registry: this.queues,
+      bull: this.bull,
+      catalog: this.catalog,
       redis: this.conns.command,
+      ...(this.batches && { batches: this.batches }),
     });
   }
 }

@@ -13,3 +13,5 @@ export {
 } from './ad-hoc-run';
 export { enqueueAdHoc, enqueueAdHocMany, type AdHocItem, type AdHocOutcome } from './ad-hoc-enqueue';
 export { replayRunOf } from './replay-run';
+export { batchCallbackRun, batchIdOf, inBatch } from './batch-runs';
+export { enqueueBatch } from './batch-enqueue';

@@ -1,4 +1,4 @@
-import { adHocRunId, runIdForIdempotencyKey, runIdForSlot } from '@drover/core';
+import { adHocRunId, runIdForIdempotencyKey, runIdForSlot, type BatchCallbackOn } from '@drover/core';
 import { replayRunId } from '../runs/run-ids';
 
 /**
@@ -9,14 +9,16 @@ import { replayRunId } from '../runs/run-ids';
  *   skipped record stays and a second backfill finds the first one's run;
  * - `ad-hoc` / `manual`: a fresh random id `a-…` / `m-…` that sorts by creation time;
  * - `key`: a caller's idempotency key, `k-<sha256 prefix>` (same key, same run);
- * - `replay`: a parked run run again, `<parked id>.r<parkedAt base36>` (same parked instance, same run).
+ * - `replay`: a parked run run again, `<parked id>.r<parkedAt base36>` (same parked instance, same run);
+ * - `batch-callback`: a batch's callback, `<batch id>.<complete|success>` (one per batch and callback).
  */
 export type RunIdOf =
   | { kind: 'slot'; routine: string; slot: number; rev?: number; keyIndex?: number }
   | { kind: 'backfill'; routine: string; slot: number }
   | { kind: 'ad-hoc' | 'manual'; now: number; random: () => number }
   | { kind: 'key'; idempotencyKey: string }
-  | { kind: 'replay'; parkedId: string; parkedAt: number };
+  | { kind: 'replay'; parkedId: string; parkedAt: number }
+  | { kind: 'batch-callback'; batch: string; on: BatchCallbackOn };
 
 /**
  * The id of a new run (also its BullMQ job id). Every producer mints ids here, so which kind of id
@@ -38,5 +40,7 @@ export function newRunId(of: RunIdOf): string {
       return runIdForIdempotencyKey(of.idempotencyKey);
     case 'replay':
       return replayRunId(of.parkedId, of.parkedAt);
+    case 'batch-callback':
+      return `${of.batch}.${of.on}`;
   }
 }

@@ -39,6 +39,7 @@ describe('newRunId: one kind of id per source', () => {
     [{ kind: 'manual', now: NOW, random: zero } as const, `m-${NOW.toString(36)}-0000000000`],
     [{ kind: 'key', idempotencyKey: 'invoice:42:send' } as const, expect.stringMatching(/^k-[0-9a-f]{32}$/)],
     [{ kind: 'replay', parkedId: `r-nightly-${NOW}`, parkedAt: 36 } as const, `r-nightly-${NOW}.r10`],
+    [{ kind: 'batch-callback', batch: 'bt-x-1', on: 'complete' } as const, 'bt-x-1.complete'],
   ])('%j → %s', (of, id) => {
     expect(newRunId(of)).toEqual(id);
   });
@@ -183,7 +184,7 @@ describe('the run maker is the only one that makes runs', () => {
   const outside = files.filter((f) => !f.startsWith(maker));
 
   it('mints ids of new runs only here (core and the store keep the primitives)', () => {
-    const minters = /\b(adHocRunId|runIdForIdempotencyKey|replayRunId)\(|`b-\$\{|\.k\$\{/;
+    const minters = /\b(adHocRunId|runIdForIdempotencyKey|replayRunId|newBatchId)\(|`b-\$\{|\.k\$\{/;
     const primitives = ['libs/core/src/run/run-id.ts', 'libs/store/src/runs/run-ids.ts'];
     const offenders = outside
       .map((f) => relative(root, f))

@@ -60,6 +60,8 @@ export interface NewRun {
    * it went, and a run found elsewhere answers `created: false` (the caller reports the conflict).
    */
   anyQueue?: boolean;
+  /** The batch this run belongs to: its worker counts it there once it settles. */
+  batch?: string;
 }
 
 /**

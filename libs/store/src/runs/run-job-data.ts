@@ -62,6 +62,8 @@ export interface RunJobData {
   maxAttempts?: number;
   /** Set once the run has a checkpoint (in the job hash's own field, see RunCheckpoints): a later attempt reads it. */
   ck?: 1;
+  /** The batch this run belongs to (see BatchStore): counted there once it settles. */
+  batch?: string;
 }
 
 /**
@@ -102,6 +104,7 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'interrupts',
   'maxAttempts',
   'ck',
+  'batch',
 ]);
 
 /**

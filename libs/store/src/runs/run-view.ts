@@ -37,6 +37,8 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   approval?: ApprovalView;
   /** The last checkpoint its handler recorded (`ctx.checkpoint`); read with the run alone, never in a listing. */
   checkpoint?: RunCheckpoint;
+  /** The batch the run belongs to. */
+  batch?: string;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -165,6 +167,7 @@ export function runFromJob(
     const ended = isCanceledMarker(job.returnvalue) ? job.returnvalue.$droverCanceled : undefined;
     view.approval = approvalViewOf(d.ap, ended);
   }
+  if (d.batch !== undefined) view.batch = d.batch;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.

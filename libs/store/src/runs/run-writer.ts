@@ -132,6 +132,7 @@ export class RunWriter {
     if (run.bufferedBehind !== undefined) data.bb = run.bufferedBehind;
     if (run.releasesBuffered) data.bo = 1;
     if (run.trigger !== undefined) data.trigger = run.trigger;
+    if (run.batch !== undefined) data.batch = run.batch;
     return data;
   }
 

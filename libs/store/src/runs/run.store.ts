@@ -4,7 +4,6 @@ import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { BufferedRuns } from './buffered-runs';
-import { cancelChannel, encodeCancel } from './cancel-channel';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
 import { listQueueRunRefs, listQueueRuns, loadQueueRuns, type QueueRunRef, type QueueRunsQuery } from './run-listing';
@@ -13,7 +12,7 @@ import { RunReading } from './run-read-context';
 import { RunTombstones } from './run-tombstones';
 import { RunCheckpoints } from './run-checkpoints';
 import { runJobDataOf } from './run-job-data';
-import { isWrongType, JOB_HASH_FIELD, readJob, readJobWithState } from './job-with-state';
+import { isWrongType, JOB_HASH_FIELD, readJobWithState } from './job-with-state';
 import { runFromJob, type BullJobState, type RunView } from './run-view';
 import { QueueEventHub } from '../queues/queue-event-hub';
 import { RunWaiter } from './run-waiter';
@@ -21,17 +20,13 @@ import { readRunLogs, type RunLogPage } from './run-logs';
 import { RoutineStatsStore } from '../routines/routine-stats.store';
 import { RunWriter } from './run-writer';
 import { RunApprovals } from './run-approvals';
+import { BatchStore } from '../batches/batch.store';
+import { RunCanceler, type CancelResult } from './run-cancel';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
 
 export { type EnqueueResult, type NewRun, type SkippedRun } from './new-run';
 
-export type CancelOutcome = 'canceled' | 'cancel-requested' | 'already-final' | 'not-found';
-
-export interface CancelResult {
-  outcome: CancelOutcome;
-  /** The run as it was after the request (for `already-final`: why nothing happened). */
-  run: RunView | null;
-}
+export { type CancelOutcome, type CancelResult } from './run-cancel';
 
 /** A missing candidate younger than this may still be on its way in (index written before the job). */
 const OPEN_GRACE_MS = 60_000;
@@ -51,6 +46,8 @@ export class RunStore {
   private readonly parked: ParkedRuns;
   private readonly buffered: BufferedRuns;
   private readonly writer: RunWriter;
+  /** Batches of runs and their callbacks (written through this store's writer). */
+  readonly batches: BatchStore;
   /** What enqueue knows about the queues, kept until the registry announces a change. */
   readonly policies: QueuePolicyCache;
   /** Queue policies and producer names, for reading runs (see RunReading). */
@@ -59,6 +56,7 @@ export class RunStore {
   readonly approvals: RunApprovals;
   private readonly clock: Clock;
   private readonly checkpoints: RunCheckpoints;
+  private readonly canceler: RunCanceler;
 
   constructor(
     private readonly connections: RedisConnections,
@@ -86,11 +84,25 @@ export class RunStore {
       this.policies,
       this.reading.producers,
     );
+    this.batches = new BatchStore({
+      redis: connections.command,
+      keys,
+      clock: this.clock,
+      requireQueue: (q) => registry.require(q),
+      enqueueMany: (runs) => this.writer.enqueueMany(runs),
+    });
     this.buffered = new BufferedRuns(this.bull, (routine) => this.openRunsOfRoutine(routine));
     this.approvals = new RunApprovals({
       ...{ redis: connections.command, bull: this.bull, tombstones: this.tombstones, clock: this.clock },
       locate: (id) => this.locate(id),
       view: (queue, id) => this.viewIn(queue, id),
+      retention: (q) => this.writer.retention(q),
+      startBuffered: (routine) => this.startBuffered(routine),
+    });
+    this.canceler = new RunCanceler({
+      ...{ redis: connections.command, keys, bull: this.bull, tombstones: this.tombstones, clock: this.clock },
+      ...{ batches: this.batches, locate: (id) => this.locate(id), view: (queue, id) => this.viewIn(queue, id) },
+      get: (id, queue) => this.get(id, queue),
       retention: (q) => this.writer.retention(q),
       startBuffered: (routine) => this.startBuffered(routine),
     });
@@ -301,49 +313,9 @@ export class RunStore {
     return views.filter((v): v is RunView => !!v && ACTIVE_RUN_STATUSES.includes(v.status));
   }
 
-  /**
-   * Cancels a run. Queued, delayed or awaiting approval: removed before it starts, ends `canceled`. Running: the
-   * holding worker is told over pub/sub, aborts the handler, and the run ends `canceled` (never
-   * retried); the request is also written on the job so a restart of the run sees it.
-   * Ended (or parked): nothing happens.
-   */
-  async cancel(id: string, reason = 'canceled'): Promise<CancelResult> {
-    const queue = await this.locate(id);
-    if (!queue) {
-      const run = await this.tombstones.get(id);
-      return { outcome: run ? 'already-final' : 'not-found', run: run ?? null };
-    }
-    const q = this.bull.get(queue);
-    for (let round = 0; round < 3; round++) {
-      const view = await this.viewIn(queue, id);
-      if (!view) {
-        // Removed meanwhile (by retention, a purge or another cancel).
-        const run = await this.tombstones.get(id);
-        return { outcome: run ? 'already-final' : 'not-found', run: run ?? null };
-      }
-      const now = this.clock.now();
-      if (view.status === 'queued' || view.status === 'scheduled' || view.status === 'awaiting-approval') {
-        const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
-        await this.tombstones.put(canceled, await this.writer.retention(queue), now);
-        // BullMQ refuses to remove a locked (just started) job: then it is running, go round again.
-        if ((await q.remove(id)) === 1) {
-          // A waiting run that never started frees its routine's buffered run (buffer-one) too; if
-          // this ask fails, the leader's repair asks again.
-          if (view.routine !== null) await this.startBuffered(view.routine).catch(() => undefined);
-          return { outcome: 'canceled', run: canceled };
-        }
-        await this.tombstones.delete(id);
-        continue;
-      }
-      if (view.status === 'running') {
-        const job = await readJob(q, id);
-        if (job) await job.updateData({ ...job.data, cancel: { reason, at: now } });
-        await this.redis.publish(cancelChannel(this.keys), encodeCancel({ id, queue, reason }));
-        return { outcome: 'cancel-requested', run: view };
-      }
-      return { outcome: 'already-final', run: view };
-    }
-    return { outcome: 'already-final', run: await this.get(id, queue) };
+  /** Cancels a run (see RunCanceler). */
+  cancel(id: string, reason = 'canceled'): Promise<CancelResult> {
+    return this.canceler.cancel(id, reason);
   }
 
   /**

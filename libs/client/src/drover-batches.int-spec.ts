@@ -1,0 +1,86 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { InvalidOptionsError, InvalidPayloadError } from '@drover/core';
+import { UnknownQueueError } from '@drover/store';
+import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
+import type { DroverClient } from './drover-client.service';
+import { defineQueues, reportsGenerate, startProducer, startWorker } from '../test/client-test-harness';
+
+describe('DroverClient.enqueueBatch with a real redis-server and a worker runtime', () => {
+  let prefix: string;
+  let worker: INestApplicationContext;
+  let producer: { app: INestApplicationContext; client: DroverClient };
+  let client: DroverClient;
+  let redis: Redis;
+  const keyCount = async () => (await redis.keys(`${prefix}:*`)).filter((k) => !k.includes(':qstats:')).length;
+
+  beforeAll(async () => {
+    prefix = uniquePrefix('client-batch');
+    await defineQueues(prefix, [{ name: 'default' }, { name: 'reports' }, { name: 'done' }]);
+    worker = await startWorker(prefix);
+    producer = await startProducer({
+      redis: testRedisUrl(),
+      prefix,
+      name: 'billing-api',
+      contracts: [reportsGenerate],
+    });
+    client = producer.client;
+    redis = testRedisClient();
+  });
+
+  afterAll(async () => {
+    await producer?.app.close();
+    await worker?.close();
+    redis?.disconnect();
+  });
+
+  it('writes the runs with their contract defaults, and answers the batch complete with its callback run', async () => {
+    const id = await client.enqueueBatch(
+      [
+        { job: reportsGenerate, payload: { month: '2026-01' } },
+        { job: reportsGenerate, payload: { month: '2026-02' } },
+      ],
+      { onComplete: { queue: 'done', payload: { notify: 'ops' } } },
+    );
+    expect(await client.getBatch(id)).toMatchObject({ id, total: 2, createdBy: 'billing-api' });
+    const batch = await waitFor('the batch fired', async () => {
+      const b = await client.getBatch(id);
+      return b?.firedAt !== null && b;
+    });
+    expect(batch).toMatchObject({
+      status: 'complete',
+      succeeded: 2,
+      callbacks: [{ on: 'complete', queue: 'done', jobType: 'batch.complete', runId: `${id}.complete` }],
+    });
+    expect(await client.getRun(`${id}.complete`)).toMatchObject({
+      queue: 'done',
+      payload: {
+        batch: id,
+        on: 'complete',
+        total: 2,
+        succeeded: 2,
+        parked: 0,
+        canceled: 0,
+        payload: { notify: 'ops' },
+      },
+    });
+    expect(await client.getBatch('bt-nope')).toBeNull();
+  });
+
+  it('refuses a bad batch before writing anything', async () => {
+    const before = await keyCount();
+    const run = { job: 'report.any', payload: {} };
+    await expect(client.enqueueBatch([])).rejects.toThrow(InvalidOptionsError);
+    await expect(client.enqueueBatch([{ ...run, options: { idempotencyKey: 'k' } }])).rejects.toThrow(
+      /idempotencyKey: runs of a batch take none/,
+    );
+    await expect(client.enqueueBatch([run], { onSuccess: { queue: 'Not A Queue' } })).rejects.toThrow(
+      /onSuccess\.queue/,
+    );
+    await expect(client.enqueueBatch([run], { onComplete: { queue: 'missing' } })).rejects.toThrow(UnknownQueueError);
+    await expect(client.enqueueBatch([run, { job: reportsGenerate, payload: { month: 7 } }])).rejects.toThrow(
+      InvalidPayloadError,
+    );
+    expect(await keyCount()).toBe(before);
+  });
+});
