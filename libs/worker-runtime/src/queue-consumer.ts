@@ -1,16 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { WaitingError, Worker, type Job, type MinimalJob } from 'bullmq';
-import { afterFailure, gateVerdict, retryDelayMs, type Queue } from '@drover/core';
+import { Worker, type Job, type MinimalJob } from 'bullmq';
+import { gateVerdict, retryDelayMs, type Queue } from '@drover/core';
 import { OutOfMemoryPause } from '@drover/redis';
-import {
-  attemptOf,
-  canceledMarker,
-  encodeAttempt,
-  runJobDataOf,
-  type AttemptRecord,
-  type RunJobData,
-} from '@drover/store';
-import { attemptError, lostAttempts, type AttemptError } from './attempt-errors';
+import { attemptOf, canceledMarker, runJobDataOf, type RunJobData } from '@drover/store';
+import { type AttemptError } from './attempt-errors';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
@@ -24,6 +17,7 @@ import { RetentionJanitor } from './retention-janitor';
 import { HeldRuns, HOLD_SKEW_MS, START_MARGIN_MS } from './held-runs';
 import { refuseStaleArm, sendBackUntilSlot, startLatenessMs } from './slot-start';
 import type { ConsumerDeps } from './consumer-deps';
+import { recordLostAttempts, settleAttempt, type Settling } from './attempt-settle';
 import { batchOf, parkedBy, settledBy } from './batch-settle';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
@@ -55,6 +49,8 @@ export class QueueConsumer {
   private readonly held: HeldRuns;
   private readonly logSink: RunLogSink;
   private readonly checkpointSink: CheckpointSink;
+  /** What settling an attempt needs of this consumer (see settleAttempt). */
+  private readonly settling: Settling;
 
   constructor(
     readonly policy: Queue,
@@ -63,6 +59,7 @@ export class QueueConsumer {
     this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
     this.logSink = runLogSink(policy, deps);
     this.checkpointSink = { store: deps.checkpoints, clock: deps.clock };
+    this.settling = { clock: deps.clock, random: deps.random, instanceId: deps.instanceId, policy };
   }
 
   get name(): string {
@@ -244,7 +241,7 @@ export class QueueConsumer {
       const lateMs = startLatenessMs(job, data, startedAt);
       if (lateMs !== undefined) this.deps.stats.observeStart(queue, startAt != null ? data.routine : undefined, lateMs);
       if (lateMs !== undefined && startAt != null) metrics.fireLateness(queue, lateMs / 1000);
-      this.recordLostAttempts(job, attempt, maxAttempts, startedAt);
+      recordLostAttempts(job, attempt, maxAttempts, startedAt, this.policy);
       const cancel = data.cancel?.reason ?? pendingCancels.take(job.id!);
       if (cancel !== undefined) return canceledMarker(cancel, clock.now());
       // Held from here, before anything awaits: a cancel heard from now on aborts this attempt
@@ -299,7 +296,7 @@ export class QueueConsumer {
       }
       // The common case returns at once: no further promise on the hot path.
       if (outcome.kind === 'succeeded') return outcome.result ?? null;
-      return await this.settle(job, token, outcome, attempt, maxAttempts, startedAt);
+      return await settleAttempt(job, token, outcome, { attempt, maxAttempts, startedAt }, this.settling);
     } finally {
       metrics.activeDelta(queue, -1);
       this.held.leave();
@@ -337,76 +334,19 @@ export class QueueConsumer {
     } catch (err) {
       this.held.letGo();
       if (err instanceof JobCanceledError) return { value: canceledMarker(err.reason, this.deps.clock.now()) };
-      if (err instanceof WorkerShutdownError) return { value: await this.settle(job, token, INTERRUPTED, 0, 0, 0) };
+      if (err instanceof WorkerShutdownError)
+        return {
+          value: await settleAttempt(
+            job,
+            token,
+            INTERRUPTED,
+            { attempt: 0, maxAttempts: 0, startedAt: 0 },
+            this.settling,
+          ),
+        };
       throw err;
     } finally {
       this.running.delete(job.id!);
-    }
-  }
-
-  /**
-   * Attempts lost to an expired lease are added to the attempt log (written with this attempt's
-   * end). If the lost one was the run's last attempt, the run is parked now, without running again.
-   */
-  private recordLostAttempts(job: Job<RunJobData>, attempt: number, maxAttempts: number, now: number): void {
-    if (attempt - 1 <= job.attemptsMade) return; // none lost: the usual case, without allocating
-    const records = lostAttempts(job, attempt, now);
-    const last = records.pop();
-    if (!last) return;
-    job.stacktrace = [...(job.stacktrace ?? []), ...records.map(encodeAttempt)];
-    if (attempt > maxAttempts) {
-      const failure = { kind: 'lease-expired' } as const;
-      const backoff = runJobDataOf(job.data).backoff ?? this.policy.backoff;
-      throw attemptError(last, afterFailure({ attempt: last.attempt, maxAttempts }, failure, { backoff }, now));
-    }
-    job.stacktrace.push(encodeAttempt(last));
-  }
-
-  private async settle(
-    job: Job<RunJobData>,
-    token: string | undefined,
-    outcome: AttemptOutcome,
-    attempt: number,
-    maxAttempts: number,
-    startedAt: number,
-  ): Promise<unknown> {
-    switch (outcome.kind) {
-      case 'succeeded':
-        return outcome.result ?? null;
-      case 'canceled':
-        return canceledMarker(outcome.reason, this.deps.clock.now());
-      case 'interrupted': {
-        const data = runJobDataOf(job.data);
-        await job.updateData({ ...data, interrupts: (data.interrupts ?? 0) + 1 });
-        await job.moveToWait(token);
-        // Tells BullMQ the job was moved already (it neither completes nor fails it).
-        throw new WaitingError();
-      }
-      case 'lease-lost':
-        throw new LeaseLostError();
-      case 'failed': {
-        const now = this.deps.clock.now();
-        const record: AttemptRecord = {
-          attempt,
-          kind: outcome.recordKind,
-          message: outcome.error.message,
-          ...(outcome.error.stack && { stack: outcome.error.stack }),
-          startedAt,
-          failedAt: now,
-          worker: this.deps.instanceId,
-        };
-        const data = runJobDataOf(job.data);
-        // A plain BullMQ job's attempts were the queue's when it first failed: kept on the run, so
-        // the run view and later attempts agree even if the queue's policy changes.
-        if (data.source === 'bullmq' && data.maxAttempts === undefined) {
-          await job.updateData({ ...data, maxAttempts });
-        }
-        const backoff = data.backoff ?? this.policy.backoff;
-        throw attemptError(
-          record,
-          afterFailure({ attempt, maxAttempts }, outcome.failure, { backoff }, now, this.deps.random),
-        );
-      }
     }
   }
 }
