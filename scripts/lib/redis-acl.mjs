@@ -50,8 +50,8 @@ const firesKeys = (p) => [`${p}:_fires:*`, `${p}:{_fires}:*`];
  * What each role may read (R) or read and write (RW), as key globs under the prefix `p`, and the
  * pub/sub channels it may use. Keys a Lua script is handed (EVALSHA's KEYS) need RW whatever the
  * script does with them (Redis cannot tell), so keys only ever passed to scripts are RW: e.g.
- * `leader` for every role that writes routines (the optional fencing check), `rstate:*` for the
- * worker (an armed run checks its routine's version before it starts).
+ * `leader` for every role that writes routines (the optional fencing check), `rstate:*` and
+ * `rskips:*` for the worker (an armed run checks its routine's version and skips before it starts).
  */
 export function roleRules(p) {
   const c = `${p}:{core}`;
@@ -115,6 +115,7 @@ export function roleRules(p) {
         ...queueKeys(p),
         `${c}:slot:*`,
         `${c}:rstate:*`,
+        `${c}:rskips:*`,
         `${c}:rstats:*`,
         `${c}:qstats:*`,
         ...runRecords,

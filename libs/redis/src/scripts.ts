@@ -14,7 +14,7 @@ const SCRIPT_FILES = [
   'claimSlot-4',
   'finishSlot-1',
   'revokeSlot-2',
-  'startArmedRun-2',
+  'startArmedRun-3',
   'advanceCursor-6',
   'putRoutine-7',
   'enableRoutine-6',
@@ -67,7 +67,14 @@ export interface DroverScripts {
   ): Promise<[number, number | string]>;
   finishSlot(slotKey: string, pending: string, ttlMs: number): Promise<number>;
   revokeSlot(slotKey: string, stateKey: string, armedEntry: string, version: number): Promise<[number, string]>;
-  startArmedRun(slotKey: string, stateKey: string, version: number, rev: number): Promise<number>;
+  startArmedRun(
+    slotKey: string,
+    stateKey: string,
+    skipsKey: string,
+    version: number,
+    rev: number,
+    slot: number,
+  ): Promise<number>;
   advanceCursor(
     stateKey: string,
     dueKey: string,

@@ -17,6 +17,7 @@ const NOT_STARTED: Record<string, string> = {
   superseded: 'not started: its slot was withdrawn and decided again',
   'routine-changed': 'not started: its routine changed before its slot; the slot is decided again',
   'routine-changed-expired': 'not started: its routine changed before its slot',
+  'slot-skipped': 'not started: an operator skipped its slot; the slot is decided again',
 };
 
 /**
@@ -58,7 +59,7 @@ export async function refuseStaleArm(
   const verdict = await retryWhileRedisFull(start, fullRedis.retryForMs, fullRedis.interrupted);
   if (verdict === 'start') return undefined;
   if (verdict === 'redis-full') return verdict;
-  if (verdict === 'routine-changed') {
+  if (verdict === 'routine-changed' || verdict === 'slot-skipped') {
     await requestRefire(bull, slot.routine, slot.slotMs, slot.rev, slot.slotMs - clock.now());
   }
   log.info({ queue, run: job.id, routine: slot.routine, verdict }, 'armed run not started');

@@ -7,7 +7,7 @@ import { BullQueues, requestRefire, SlotClaims, SlotSkips, type ArmedEntry } fro
 
 /**
  * Withdraws runs armed ahead of their slots when their routine changed: the slot's claim is
- * revoked (after which no worker starts the run, see startArmedRun-2.lua), the waiting job is
+ * revoked (after which no worker starts the run, see startArmedRun-3.lua), the waiting job is
  * removed, and — unless the routine is gone — the slot is refired so it is decided again with the
  * routine as it is now (a paused routine records it skipped, an edited one runs the new
  * definition under the slot's next revision). A run that already started is left alone.

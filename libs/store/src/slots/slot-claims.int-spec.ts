@@ -143,6 +143,27 @@ describe('slot claims (real Redis, the Lua scripts the scheduler and workers sha
       expect(await claims.get('r', entry.slot)).toMatchObject({ arm: 'revoked' });
     });
 
+    it('refuses to start a run whose slot an operator skipped before the leader withdrew it, and revokes it for a refire', async () => {
+      await arm();
+      // Stored, as skipSlot stores it, but not yet acted on by the leader.
+      await conns.command.hset(keys.routineSkips('r'), String(entry.slot), JSON.stringify({ by: 'op', at: NOW }));
+      expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('slot-skipped');
+      expect(await claims.get('r', entry.slot)).toMatchObject({ arm: 'revoked' });
+    });
+
+    it('starts an armed run when another slot of its routine is skipped, and a retry of a started one', async () => {
+      await arm();
+      await conns.command.hset(
+        keys.routineSkips('r'),
+        String(entry.slot + 1000),
+        JSON.stringify({ by: 'op', at: NOW }),
+      );
+      expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('start');
+      // A skip stored after the run started does not stop a later attempt of it.
+      await conns.command.hset(keys.routineSkips('r'), String(entry.slot), JSON.stringify({ by: 'op', at: NOW }));
+      expect(await claims.startArmed('r', entry.slot, 1, 0)).toBe('start');
+    });
+
     it('refuses to start a run whose routine was deleted, and one whose claim expired after an edit', async () => {
       await arm();
       await conns.command.del(keys.routineState('r'));

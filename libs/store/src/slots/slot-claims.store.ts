@@ -48,7 +48,8 @@ export interface CursorNext {
 }
 
 /** What workers get from {@link SlotClaims.startArmed}. */
-export type ArmedStart = 'start' | 'routine-deleted' | 'superseded' | 'routine-changed' | 'routine-changed-expired';
+export type ArmedStart =
+  'start' | 'routine-deleted' | 'superseded' | 'routine-changed' | 'routine-changed-expired' | 'slot-skipped';
 
 const ARMED_START: Record<number, ArmedStart> = {
   1: 'start',
@@ -56,6 +57,7 @@ const ARMED_START: Record<number, ArmedStart> = {
   3: 'superseded',
   4: 'routine-changed',
   5: 'routine-changed-expired',
+  6: 'slot-skipped',
 };
 
 /**
@@ -159,13 +161,15 @@ export class SlotClaims {
     return code === 1 ? parseClaim(before) : undefined;
   }
 
-  /** Whether an armed run (armed for routine `version`, slot revision `rev`) may start now; see startArmedRun-2.lua. */
+  /** Whether an armed run (armed for routine `version`, slot revision `rev`) may start now; see startArmedRun-3.lua. */
   async startArmed(routine: string, slot: number, version: number, rev: number): Promise<ArmedStart> {
     const code = await this.scripts.startArmedRun(
       this.key(routine, slot),
       this.keys.routineState(routine),
+      this.keys.routineSkips(routine),
       version,
       rev,
+      slot,
     );
     return ARMED_START[code] ?? 'superseded';
   }
