@@ -19,11 +19,15 @@ import { refuseStaleArm, sendBackUntilSlot, startLatenessMs } from './slot-start
 import type { ConsumerDeps } from './consumer-deps';
 import { recordLostAttempts, settleAttempt, type Settling } from './attempt-settle';
 import { batchOf, parkedBy, settledBy } from './batch-settle';
+import { concurrencyKeyOf, KeyedEnds } from './keyed-settle';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
 const DROVER_BACKOFF = { type: 'drover' } as const;
 
 const INTERRUPTED = { kind: 'interrupted' } as const;
+
+/** The limit of a key whose queue no longer takes keys: its held runs all start. */
+const UNLIMITED_KEY = 1_000_000_000;
 
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
@@ -51,6 +55,8 @@ export class QueueConsumer {
   private readonly checkpointSink: CheckpointSink;
   /** What settling an attempt needs of this consumer (see settleAttempt). */
   private readonly settling: Settling;
+  /** Frees keyed runs' places once they settled (see KeyedEnds). */
+  private keyedEnds?: KeyedEnds;
 
   constructor(
     readonly policy: Queue,
@@ -94,6 +100,12 @@ export class QueueConsumer {
       removeOnComplete: { count: this.policy.retention.count },
     });
     watchOutcomes(worker, queue, metrics, this.deps.stats, log, this.deps.startBuffered);
+    if (this.deps.settleKeyedRun) {
+      // A queue that no longer takes keys limits none: its held runs all start.
+      const limit = () => this.policy.concurrencyKey?.limit ?? UNLIMITED_KEY;
+      this.keyedEnds = new KeyedEnds(queue, limit, this.deps.settleKeyedRun, log);
+      this.keyedEnds.attach(worker);
+    }
     this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
     this.held.attach(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
@@ -110,6 +122,8 @@ export class QueueConsumer {
       this.policy.retention.ageMs,
       instanceId,
       log,
+      // The same pass heals the queue's per-key places (a lost settle or promote; see KeyedRuns).
+      this.deps.repairKeys && (() => this.deps.repairKeys!(queue, this.policy.concurrencyKey?.limit ?? UNLIMITED_KEY)),
     );
     this.janitor.start();
   }
@@ -184,7 +198,8 @@ export class QueueConsumer {
   // third; Drover makes its own, and only when a handler reads its signal (see AttemptAbort).
   private readonly process = (job: Job<RunJobData>, token?: string): Promise<unknown> => {
     const batch = this.deps.settleBatchRun && batchOf(job.data);
-    return batch === undefined ? this.processRun(job, token) : this.processInBatch(job, token, batch);
+    const attempt = batch === undefined ? this.processRun(job, token) : this.processInBatch(job, token, batch);
+    return this.keyedEnds && concurrencyKeyOf(job.data) !== undefined ? this.keyedEnds.watch(attempt, job) : attempt;
   };
 
   /**
