@@ -18,7 +18,7 @@ describe('per-key concurrency on real workers (real redis-server)', () => {
     keyed.max.clear();
     keyed.log.length = 0;
     p = await producer(uniquePrefix('keyed'), [
-      { name: 'q', concurrency: 10, maxAttempts: 3, concurrencyKey: { from: 'payload.tenant', limit }, ...over },
+      { name: 'q', concurrency: 10, maxAttempts: 3, concurrencyKey: { source: 'payload.tenant', limit }, ...over },
       ...more,
     ]);
   }

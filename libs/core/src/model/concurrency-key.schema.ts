@@ -9,11 +9,11 @@ const KEY_SOURCE = /^(option|payload(\.[A-Za-z0-9_-]+)+)$/;
 
 /**
  * A per-key concurrency limit on a queue: runs sharing one key (e.g. a tenant) never run more than
- * `limit` at once, cluster-wide, while runs of other keys keep flowing. `from` is `option` (the
+ * `limit` at once, cluster-wide, while runs of other keys keep flowing. `source` is `option` (the
  * enqueue option `concurrencyKey`) or `payload.<field>[.<field>...]` (a string or number there).
  */
 export const concurrencyKeyPolicySchema = z.strictObject({
-  from: z.string().regex(KEY_SOURCE, { message: 'must be "option" or "payload.<field>" (a dotted path)' }),
+  source: z.string().regex(KEY_SOURCE, { message: 'must be "option" or "payload.<field>" (a dotted path)' }),
   limit: z.number().int().positive().max(10_000),
 });
 
@@ -36,9 +36,9 @@ export function resolveConcurrencyKey(
   if (!policy) return {};
   let value: unknown;
   let path: string[] = [];
-  if (policy.from === 'option') value = option;
+  if (policy.source === 'option') value = option;
   else {
-    path = policy.from.split('.').slice(1);
+    path = policy.source.split('.').slice(1);
     value = payload;
     for (const p of path) {
       value =
@@ -48,7 +48,7 @@ export function resolveConcurrencyKey(
     }
   }
   if (value === undefined || value === null) return {};
-  const where = policy.from === 'option' ? 'the concurrencyKey option' : `payload.${path.join('.')}`;
+  const where = policy.source === 'option' ? 'the concurrencyKey option' : `payload.${path.join('.')}`;
   if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
   if (typeof value !== 'string')
     return { issue: { path, message: `${where} is the concurrency key: use a string or a number` } };
