@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker, type Job, type MinimalJob } from 'bullmq';
 import { gateVerdict, retryDelayMs, type Queue } from '@drover/core';
 import { OutOfMemoryPause } from '@drover/redis';
-import { attemptOf, canceledMarker, runJobDataOf, type RunJobData } from '@drover/store';
+import { attemptOf, canceledMarker, KEY_UNLIMITED, runJobDataOf, type RunJobData } from '@drover/store';
 import { type AttemptError } from './attempt-errors';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
@@ -25,9 +25,6 @@ import { concurrencyKeyOf, KeyedEnds } from './keyed-settle';
 const DROVER_BACKOFF = { type: 'drover' } as const;
 
 const INTERRUPTED = { kind: 'interrupted' } as const;
-
-/** The limit of a key whose queue no longer takes keys: its held runs all start. */
-const UNLIMITED_KEY = 1_000_000_000;
 
 /**
  * How often a worker checks for expired leases. The check needs two rounds (mark, then move the
@@ -102,7 +99,7 @@ export class QueueConsumer {
     watchOutcomes(worker, queue, metrics, this.deps.stats, log, this.deps.startBuffered);
     if (this.deps.settleKeyedRun) {
       // A queue that no longer takes keys limits none: its held runs all start.
-      const limit = () => this.policy.concurrencyKey?.limit ?? UNLIMITED_KEY;
+      const limit = () => this.policy.concurrencyKey?.limit ?? KEY_UNLIMITED;
       this.keyedEnds = new KeyedEnds(queue, limit, this.deps.settleKeyedRun, log);
       this.keyedEnds.attach(worker);
     }
@@ -123,7 +120,7 @@ export class QueueConsumer {
       instanceId,
       log,
       // The same pass heals the queue's per-key places (a lost settle or promote; see KeyedRuns).
-      this.deps.repairKeys && (() => this.deps.repairKeys!(queue, this.policy.concurrencyKey?.limit ?? UNLIMITED_KEY)),
+      this.deps.repairKeys && (() => this.deps.repairKeys!(queue, this.policy.concurrencyKey?.limit ?? KEY_UNLIMITED)),
     );
     this.janitor.start();
   }

@@ -7,6 +7,9 @@ import { BUFFERED_HOLD_MS } from './buffered-runs';
 /** How long a keyed run is held back when it is added: as a buffered run, far longer than any run waits its turn. */
 export const KEY_HOLD_MS = BUFFERED_HOLD_MS;
 
+/** The limit of a key whose queue no longer takes keys: its held runs all start. */
+export const KEY_UNLIMITED = 1_000_000_000;
+
 /** A repair looks at this many keys of a queue per pass (the busiest first). */
 const REPAIR_KEYS = 1_000;
 

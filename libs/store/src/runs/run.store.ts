@@ -3,7 +3,7 @@ import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
-import { KeyedRuns } from './keyed-runs';
+import { KEY_UNLIMITED, KeyedRuns } from './keyed-runs';
 import { BufferedRuns } from './buffered-runs';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
@@ -110,6 +110,8 @@ export class RunStore {
       get: (id, queue) => this.get(id, queue),
       retention: (q) => this.writer.retention(q),
       startBuffered: (routine) => this.startBuffered(routine),
+      settleKeyed: async (queue, key, id) =>
+        this.keyed.settle(queue, key, (await this.writer.policy(queue))?.concurrencyKey?.limit ?? KEY_UNLIMITED, id),
     });
     this.parked = new ParkedRuns({
       bull: this.bull,
