@@ -285,9 +285,10 @@ export class RunWriter {
         if (job.id !== r.id) outcome.set(r.id, { id: r.id, created: false, ...(job.id && { existing: job.id }) });
       });
       if (policy.concurrencyKey) {
-        for (const [i, r] of fresh.entries()) {
-          if (outcome.get(r.id)!.created) await this.hold(queue, jobs[i]!.data, r.id, policy);
-        }
+        // Sent together (one write; Redis runs them in this order, so a key's runs stay first in, first out).
+        await Promise.all(
+          fresh.map((r, i) => (outcome.get(r.id)!.created ? this.hold(queue, jobs[i]!.data, r.id, policy) : undefined)),
+        );
       }
       const withRoutine = fresh.filter((r) => r.routine !== null && outcome.get(r.id)!.created);
       if (withRoutine.length) {
