@@ -161,6 +161,10 @@ async function main(): Promise<void> {
     `  raw BullMQ ${fmt(r)} runs/s   Drover without keys ${fmt(p)} runs/s   with ${KEYS} keys ${fmt(k)} runs/s`,
   );
   console.log(`  ratio with keys / without keys ${(k / p).toFixed(2)}   with keys / raw BullMQ ${(k / r).toFixed(2)}`);
+  const perRound = keyed.map((x, i) => x / plain[i]!);
+  console.log(
+    `  per-round ratios with keys / without keys ${perRound.map((x) => x.toFixed(2)).join(' ')} (median ${median(perRound).toFixed(2)})`,
+  );
   console.log(`load average at the end ${load()} (a shared machine: compare ratios, not rates)`);
 }
 
