@@ -117,22 +117,26 @@ describe('per-key concurrency on real workers (real redis-server)', () => {
     expect(order).toEqual(['lost:start', 'lost:end', 'next:start', 'next:end']);
   }, 30_000);
 
-  it('heals a place leaked by a removed job and a promote lost after the release decided', async () => {
+  it('heals a place leaked by a removed job, a promote lost after the release decided, and a run never listed', async () => {
     await setUp(1);
-    const a = run('acme', 20);
-    const b = run('acme', 20);
-    await p.runs.enqueue(a);
-    await p.runs.enqueue(b);
+    const [a, b, c] = [run('acme', 20), run('acme', 20), run('acme', 20)];
+    for (const r of [a, b, c]) await p.runs.enqueue(r);
+    const redis = p.connections.command;
+    const keys = p.keys;
     // `a` holds the place; its job removed by hand never settles.
     await p.bull.get('q').remove(a.id);
     // A release that decided for `b` and crashed before promoting it.
-    const keys = p.keys;
-    await p.connections.command.srem(keys.keyRunning('q', 'acme'), a.id);
-    await p.connections.command.zrem(keys.keyHeld('q', 'acme'), b.id);
-    await p.connections.command.sadd(keys.keyRunning('q', 'acme'), a.id, b.id);
+    await redis.srem(keys.keyRunning('q', 'acme'), a.id);
+    await redis.zrem(keys.keyHeld('q', 'acme'), b.id);
+    await redis.sadd(keys.keyRunning('q', 'acme'), a.id, b.id);
+    // A producer that died between BullMQ's add of `c` and its hold.
+    await redis.zrem(keys.keyHeld('q', 'acme'), c.id);
     expect(await p.runs.keyed.repair('q', 1)).toEqual({ freed: 1, started: 1 });
+    expect(await p.runs.keyed.top('q', 5)).toEqual([{ key: 'acme', running: 1, waiting: 1 }]);
     await worker();
-    expect((await done([b.id]))[0]?.run?.status).toBe('succeeded');
+    const views = await done([b.id, c.id]);
+    expect(views.map((v) => v.run?.status)).toEqual(['succeeded', 'succeeded']);
+    expect(keyed.log.filter((l) => l.edge === 'start').map((l) => l.run)).toEqual([b.id, c.id]);
   }, 30_000);
 
   it('costs a queue without keys no command on key lists, at enqueue or when the run settles (seen by MONITOR)', async () => {

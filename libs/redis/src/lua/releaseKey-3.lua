@@ -11,7 +11,7 @@
     ARGV[1] the limit
     ARGV[2] the key
     ARGV[3] the queue's job key prefix (`<prefix>:<queue>:`)
-    ARGV[4] a run id to hold ('' none)
+    ARGV[4] a run id to hold ('' none; ignored when it holds a place already)
     ARGV[5] its enqueue time (ms)
     ARGV[6] a run id that ended ('' none)
 
@@ -19,7 +19,8 @@
   run enqueued with a delay) or 0.
 ]]
 local rcall = redis.call
-if ARGV[4] ~= "" then
+-- A run already holding a place is not held again (a repair re-recording a run it found unlisted).
+if ARGV[4] ~= "" and rcall("SISMEMBER", KEYS[2], ARGV[4]) == 0 then
   rcall("ZADD", KEYS[1], "NX", ARGV[5], ARGV[4])
 end
 if ARGV[6] ~= "" then

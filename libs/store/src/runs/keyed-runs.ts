@@ -13,6 +13,16 @@ export const KEY_UNLIMITED = 1_000_000_000;
 /** A repair looks at this many keys of a queue per pass (the busiest first). */
 const REPAIR_KEYS = 1_000;
 
+/** The concurrency key recorded in a job's data, if any (a record that is not JSON has none). */
+function concurrencyKeyIn(data: string): string | undefined {
+  try {
+    const key = (JSON.parse(data) as { ckey?: unknown }).ckey;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A key's places as `GET /queues/{name}` shows them. */
 export interface KeyLoad {
   key: string;
@@ -37,13 +47,13 @@ export class KeyedRuns {
   ) {}
 
   /** Records run `id` (just added held) in its key's list and starts what the key's limit allows; the ids started. */
-  hold(queue: string, key: string, limit: number, id: string): Promise<string[]> {
-    return this.release(queue, key, limit, id, '');
+  hold(queue: string, key: string, limit: number, id: string, at = this.clock.now()): Promise<string[]> {
+    return this.release(queue, key, limit, id, '', at);
   }
 
   /** Frees the place of run `id`, which settled, and starts the key's next held runs; the ids started. */
   settle(queue: string, key: string, limit: number, id: string): Promise<string[]> {
-    return this.release(queue, key, limit, '', id);
+    return this.release(queue, key, limit, '', id, 0);
   }
 
   /** The busiest keys of a queue (at most `count`), with how many of their runs run and wait. */
@@ -94,12 +104,58 @@ export class KeyedRuns {
           started++;
         }
       }
-      started += (await this.release(queue, key, limit, '', '')).length;
+      started += (await this.release(queue, key, limit, '', '', 0)).length;
     }
+    started += await this.relist(queue, limit, holdFrom);
     return { freed, started };
   }
 
-  private async release(queue: string, key: string, limit: number, hold: string, ended: string): Promise<string[]> {
+  /**
+   * Records held keyed runs missing from their key's list (a producer that died between BullMQ's add
+   * and the hold), among the {@link REPAIR_KEYS} oldest runs held far ahead: a missing run is found at
+   * the latest once it is among them. Answers how many runs that started.
+   */
+  private async relist(queue: string, limit: number, holdFrom: number): Promise<number> {
+    const keys = this.bull.keys;
+    const ids = await this.redis.zrangebyscore(
+      keys.bullDelayed(queue),
+      holdFrom * 4096,
+      '+inf',
+      'LIMIT',
+      0,
+      REPAIR_KEYS,
+    );
+    if (!ids.length) return 0;
+    const read = this.redis.pipeline();
+    for (const id of ids) read.hmget(keys.bullJob(queue, id), 'data', 'timestamp');
+    const held: { id: string; key: string; at: number }[] = [];
+    ((await read.exec()) ?? []).forEach(([, v], i) => {
+      const [data, timestamp] = (v ?? []) as (string | null)[];
+      if (!data?.includes('"ckey"')) return;
+      const key = concurrencyKeyIn(data);
+      if (key !== undefined) held.push({ id: ids[i]!, key, at: Number(timestamp) || 0 });
+    });
+    if (!held.length) return 0;
+    const listed = this.redis.pipeline();
+    for (const h of held) listed.zscore(keys.keyHeld(queue, h.key), h.id);
+    const scores = ((await listed.exec()) ?? []).map(([, v]) => v);
+    let started = 0;
+    for (const [i, h] of held.entries()) {
+      if (scores[i] !== null) continue;
+      // Not listed: record it as held since it was added (the script skips a run holding a place).
+      started += (await this.hold(queue, h.key, limit, h.id, h.at)).length;
+    }
+    return started;
+  }
+
+  private async release(
+    queue: string,
+    key: string,
+    limit: number,
+    hold: string,
+    ended: string,
+    heldAt: number,
+  ): Promise<string[]> {
     const keys = this.bull.keys;
     const reply = await withDroverScripts(this.redis).releaseKey(
       keys.keyHeld(queue, key),
@@ -109,7 +165,7 @@ export class KeyedRuns {
       key,
       keys.bullJob(queue, ''),
       hold,
-      hold ? this.clock.now() : 0,
+      heldAt,
       ended,
     );
     const ids: string[] = [];
