@@ -40,6 +40,23 @@ function PauseToggle({ q, onChange }: { q: Queue; onChange: () => void }) {
   );
 }
 
+/** A queue's per-key limit and its busiest keys (the api sends at most 20; the first 3 shown). */
+function KeyLoad({ q }: { q: Queue }) {
+  const { source, limit } = q.policy.concurrencyKey!;
+  const keys = q.keys ?? [];
+  return (
+    <div class="muted small" data-testid="queue-keys">
+      {limit} per key ({source})
+      {keys.slice(0, 3).map((k) => (
+        <div key={k.key}>
+          {k.key}: {k.running} running · {k.waiting} waiting
+        </div>
+      ))}
+      {keys.length > 3 && <div>and {keys.length - 3} more keys</div>}
+    </div>
+  );
+}
+
 export function Queues() {
   const res = useResource(() => ok(api.GET('/api/v1/queues')), []);
   useLiveReload(['queue', 'run'], res.reload, (e) => e.kind === 'queue' || e.action === 'status');
@@ -77,6 +94,7 @@ export function Queues() {
                 </td>
                 <td>
                   {q.policy.concurrency} / {q.policy.globalConcurrency ?? '∞'}
+                  {q.policy.concurrencyKey && <KeyLoad q={q} />}
                 </td>
                 <td>
                   {q.policy.rateLimit

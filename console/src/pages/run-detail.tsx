@@ -204,6 +204,15 @@ export function RunDetail({ id }: { id: string }) {
                 </dd>
               </>
             )}
+            {run.concurrencyKey !== undefined && (
+              <>
+                <dt>concurrency key</dt>
+                <dd data-testid="run-key">
+                  {run.concurrencyKey}
+                  {run.waitingForKey && <span class="muted"> — waiting for a place under its key's limit</span>}
+                </dd>
+              </>
+            )}
             {run.replayOf && (
               <>
                 <dt>replay of</dt>

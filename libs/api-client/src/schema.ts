@@ -1098,6 +1098,13 @@ export interface components {
       key?: string;
       /** @description buffer-one: made while this run was active; waits for it to end while `scheduled` */
       bufferedBehind?: string;
+      /** @description The run's concurrency key, when its queue limits runs per key (`concurrencyKey` policy) */
+      concurrencyKey?: string;
+      /**
+       * @description Set while the run is held back because its key runs as many runs as its limit allows
+       * @constant
+       */
+      waitingForKey?: true;
       /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
       trigger?: string;
       approval?: components['schemas']['RunApproval'];
@@ -1370,6 +1377,10 @@ export interface components {
         required: boolean;
         expiresAfterMs?: number;
       };
+      concurrencyKey?: {
+        source: string;
+        limit: number;
+      };
     };
     Queue: {
       name: string;
@@ -1392,6 +1403,12 @@ export interface components {
         draining: boolean;
         /** Format: date-time */
         heartbeatAt: string;
+      }[];
+      /** @description For a queue with a `concurrencyKey` policy: its busiest keys (at most 20, most runs first), with their running and held runs */
+      keys?: {
+        key: string;
+        running: number;
+        waiting: number;
       }[];
     };
     ParkedPage: {
@@ -2772,6 +2789,7 @@ export interface operations {
           delayMs?: number;
           priority?: ('low' | 'medium' | 'high') | number;
           maxAttempts?: number;
+          concurrencyKey?: string;
         };
       };
     };

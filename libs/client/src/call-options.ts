@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   InvalidOptionsError,
   boundedString,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   NAME_PATTERN,
   prioritySchema,
@@ -30,6 +31,11 @@ export interface EnqueueOptions {
    * `invoice:42:send`.
    */
   idempotencyKey?: string;
+  /**
+   * The run's concurrency key, for a queue whose `concurrencyKey` policy takes it `source: option`
+   * (e.g. the tenant): runs sharing a key run at most the queue's per-key limit at once.
+   */
+  concurrencyKey?: string;
 }
 
 /** Options of `DroverClient.waitForRun`. */
@@ -64,6 +70,7 @@ const enqueueSchema = z
     priority: prioritySchema.optional(),
     maxAttempts: z.number().int().positive().max(1000).optional(),
     idempotencyKey: boundedString(MAX_IDEMPOTENCY_KEY_LENGTH).min(1).optional(),
+    concurrencyKey: boundedString(MAX_CONCURRENCY_KEY_LENGTH).min(1).optional(),
   })
   .refine((o) => o.runAt === undefined || o.delayMs === undefined, {
     message: 'give runAt or delayMs, not both',
@@ -93,6 +100,7 @@ export interface ResolvedEnqueue extends RunStart {
   priority: number;
   maxAttempts?: number;
   idempotencyKey?: string;
+  concurrencyKey?: string;
 }
 
 /** Checks enqueue options; throws InvalidOptionsError naming each bad field. */
@@ -107,6 +115,7 @@ export function resolveEnqueueOptions(raw: EnqueueOptions | undefined, now: numb
     priority: priorityValue(o.priority),
     ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
     ...(o.idempotencyKey !== undefined && { idempotencyKey: o.idempotencyKey }),
+    ...(o.concurrencyKey !== undefined && { concurrencyKey: o.concurrencyKey }),
   };
 }
 

@@ -206,6 +206,7 @@ export class DroverClient {
       },
       { now, random: this.random, defaultQueue: this.options.defaultQueue },
     );
+    if (o.concurrencyKey !== undefined) run.concurrencyKey = o.concurrencyKey;
     return o.idempotencyKey === undefined ? { run } : { run, key: o.idempotencyKey };
   }
 

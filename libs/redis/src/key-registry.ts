@@ -330,6 +330,24 @@ export const KEY_REGISTRY = {
     type: 'string',
     lives: 'forever once set: a queue, once ranked, stays ranked',
   },
+  keyHeld: {
+    scope: 'queue',
+    pattern: '<queue>:drover:key-held:<concurrency key>',
+    type: 'zset',
+    lives: 'runs of one concurrency key held back by its limit, by enqueue time, until they start or are canceled',
+  },
+  keyRunning: {
+    scope: 'queue',
+    pattern: '<queue>:drover:key-running:<concurrency key>',
+    type: 'set',
+    lives: 'runs of one concurrency key holding one of its places, until they settle (a repair drops ended ones)',
+  },
+  queueKeys: {
+    scope: 'queue',
+    pattern: '<queue>:drover:keys',
+    type: 'zset',
+    lives: 'concurrency keys with held or running runs, by how many; a key leaves when it has none',
+  },
   retentionSweep: {
     scope: 'queue',
     pattern: '<queue>:drover:retention-sweep',

@@ -56,6 +56,9 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   bullDedup: [['default', 'r-1'], 'drover:{default}:de:r-1'],
   queueRanked: [['default'], 'drover:{default}:drover:ranked'],
   retentionSweep: [['default'], 'drover:{default}:drover:retention-sweep'],
+  keyHeld: [['default', 'acme'], 'drover:{default}:drover:key-held:acme'],
+  keyRunning: [['default', 'acme'], 'drover:{default}:drover:key-running:acme'],
+  queueKeys: [['default'], 'drover:{default}:drover:keys'],
 };
 
 type Builder = (...parts: (string | number)[]) => string;

@@ -209,6 +209,15 @@ export class DroverKeys implements KeyBuilders {
   queueRanked(queue: string): string {
     return this.build('queueRanked', queue);
   }
+  keyHeld(queue: string, key: string): string {
+    return this.build('keyHeld', queue, key);
+  }
+  keyRunning(queue: string, key: string): string {
+    return this.build('keyRunning', queue, key);
+  }
+  queueKeys(queue: string): string {
+    return this.build('queueKeys', queue);
+  }
   retentionSweep(queue: string): string {
     return this.build('retentionSweep', queue);
   }

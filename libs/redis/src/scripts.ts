@@ -26,6 +26,7 @@ const SCRIPT_FILES = [
   'countAwaitingApproval-1',
   'saveCheckpoint-2',
   'settleBatchRun-3',
+  'releaseKey-3',
 ] as const;
 
 export type DroverScriptName = (typeof SCRIPT_FILES)[number] extends `${infer N}-${string}` ? N : never;
@@ -157,6 +158,21 @@ export interface DroverScripts {
     now: number,
     batchId: string,
   ): Promise<[number, number, number, number, number, string, number]>;
+  /**
+   * Holds run `holdId` of a key and/or frees the place of run `endedId`, then moves the oldest held
+   * runs into the free places; answers each one's id and due time, 0 for now (see releaseKey-3.lua).
+   */
+  releaseKey(
+    heldKey: string,
+    runningKey: string,
+    keysKey: string,
+    limit: number,
+    key: string,
+    jobKeyPrefix: string,
+    holdId: string,
+    heldAt: number,
+    endedId: string,
+  ): Promise<(string | number)[]>;
   /** `numKeys` keys (leader, index, then one state hash per routine), the token, then name, score, guard per routine (see indexRoutines-n.lua). */
   indexRoutines(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   /** 1 when the job still held back with exactly `readData` now carries `newData`, else 0 (see decideApproval-2.lua). */

@@ -43,6 +43,7 @@ export {
 
 // Runs: creating, reading and cancelling them, and the view every face shows of one.
 export { RunStore, type CancelOutcome, type CancelResult } from './runs/run.store';
+export { KEY_UNLIMITED } from './runs/keyed-runs';
 export { NotAwaitingApprovalError } from './runs/not-awaiting-approval.error';
 export { type NewRun, type SkippedRun } from './runs/new-run';
 export { attemptOf, type RunView } from './runs/run-view';

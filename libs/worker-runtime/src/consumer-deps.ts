@@ -7,6 +7,7 @@ import type { PendingCancels } from './pending-cancels';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
 import type { RunMetrics } from './run-metrics';
 import type { SettleBatchRun } from './batch-settle';
+import type { SettleKeyedRun } from './keyed-settle';
 
 /** What a QueueConsumer is built with: the process's shared services, one set for every queue it consumes. */
 export interface ConsumerDeps {
@@ -34,4 +35,8 @@ export interface ConsumerDeps {
   startBuffered?: (routine: string) => Promise<unknown>;
   /** Counts a settled run of a batch (BatchStore.settle). */
   settleBatchRun?: SettleBatchRun;
+  /** Frees a settled keyed run's place (KeyedRuns.settle). */
+  settleKeyedRun?: SettleKeyedRun;
+  /** Heals a queue's per-key places (KeyedRuns.repair), on the janitor's pass. */
+  repairKeys?: (queue: string, limit: number) => Promise<unknown>;
 }

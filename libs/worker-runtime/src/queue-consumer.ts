@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker, type Job, type MinimalJob } from 'bullmq';
 import { gateVerdict, retryDelayMs, type Queue } from '@drover/core';
 import { OutOfMemoryPause } from '@drover/redis';
-import { attemptOf, canceledMarker, runJobDataOf, type RunJobData } from '@drover/store';
+import { attemptOf, canceledMarker, KEY_UNLIMITED, runJobDataOf, type RunJobData } from '@drover/store';
 import { type AttemptError } from './attempt-errors';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { JobCanceledError } from './errors/job-canceled.error';
@@ -19,6 +19,7 @@ import { refuseStaleArm, sendBackUntilSlot, startLatenessMs } from './slot-start
 import type { ConsumerDeps } from './consumer-deps';
 import { recordLostAttempts, settleAttempt, type Settling } from './attempt-settle';
 import { batchOf, parkedBy, settledBy } from './batch-settle';
+import { concurrencyKeyOf, KeyedEnds } from './keyed-settle';
 
 /** BullMQ backoff options naming the Worker's custom strategy (core's retry policy). */
 const DROVER_BACKOFF = { type: 'drover' } as const;
@@ -51,6 +52,8 @@ export class QueueConsumer {
   private readonly checkpointSink: CheckpointSink;
   /** What settling an attempt needs of this consumer (see settleAttempt). */
   private readonly settling: Settling;
+  /** Frees keyed runs' places once they settled (see KeyedEnds). */
+  private keyedEnds?: KeyedEnds;
 
   constructor(
     readonly policy: Queue,
@@ -94,6 +97,12 @@ export class QueueConsumer {
       removeOnComplete: { count: this.policy.retention.count },
     });
     watchOutcomes(worker, queue, metrics, this.deps.stats, log, this.deps.startBuffered);
+    if (this.deps.settleKeyedRun) {
+      // A queue that no longer takes keys limits none: its held runs all start.
+      const limit = () => this.policy.concurrencyKey?.limit ?? KEY_UNLIMITED;
+      this.keyedEnds = new KeyedEnds(queue, limit, this.deps.settleKeyedRun, log);
+      this.keyedEnds.attach(worker);
+    }
     this.deps.handlers.forQueue(queue)?.attach?.(worker as unknown as Worker);
     this.held.attach(worker as unknown as Worker);
     worker.on('lockRenewalFailed', (ids) => ids.forEach((id) => this.abortJob(id, new LeaseLostError())));
@@ -110,6 +119,8 @@ export class QueueConsumer {
       this.policy.retention.ageMs,
       instanceId,
       log,
+      // The same pass heals the queue's per-key places (a lost settle or promote; see KeyedRuns).
+      this.deps.repairKeys && (() => this.deps.repairKeys!(queue, this.policy.concurrencyKey?.limit ?? KEY_UNLIMITED)),
     );
     this.janitor.start();
   }
@@ -184,7 +195,8 @@ export class QueueConsumer {
   // third; Drover makes its own, and only when a handler reads its signal (see AttemptAbort).
   private readonly process = (job: Job<RunJobData>, token?: string): Promise<unknown> => {
     const batch = this.deps.settleBatchRun && batchOf(job.data);
-    return batch === undefined ? this.processRun(job, token) : this.processInBatch(job, token, batch);
+    const attempt = batch === undefined ? this.processRun(job, token) : this.processInBatch(job, token, batch);
+    return this.keyedEnds && concurrencyKeyOf(job.data) !== undefined ? this.keyedEnds.watch(attempt, job) : attempt;
   };
 
   /**

@@ -22,6 +22,8 @@ export class RetentionJanitor {
     private readonly ageMs: number,
     private readonly owner: string,
     private readonly log: Logger,
+    /** More upkeep of the queue done on the same pass, under the same lock. */
+    private readonly also?: () => Promise<unknown>,
   ) {
     this.everyMs = Math.min(Math.max(Math.round(ageMs / 10), 10_000), 300_000);
   }
@@ -40,6 +42,9 @@ export class RetentionJanitor {
   async sweep(): Promise<number> {
     try {
       if ((await this.redis.set(this.lockKey, this.owner, 'PX', this.everyMs, 'NX')) !== 'OK') return 0;
+      await this.also?.().catch((err: unknown) =>
+        this.log.warn({ queue: this.queue.name, err: (err as Error).message }, 'queue upkeep failed'),
+      );
       let removed = 0;
       for (;;) {
         const batch = await this.queue.clean(this.ageMs, BATCH, 'completed');

@@ -239,6 +239,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         armLeadMs: this.config.env.armLeadMs,
         startBuffered: (routine) => this.runs.startBuffered(routine),
         settleBatchRun: (batch, id, outcome) => this.runs.batches.settle(batch, id, outcome),
+        settleKeyedRun: (queue, key, limit, id) => this.runs.keyed.settle(queue, key, limit, id),
+        repairKeys: (queue, limit) => this.runs.keyed.repair(queue, limit),
       });
       consumer.start();
       this.consumers.set(name, consumer);

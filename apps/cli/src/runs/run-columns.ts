@@ -68,6 +68,14 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
     ['replayed as', run.replayedAs ?? ''],
     ...(run.bufferedBehind ? [['buffered', bufferedWait(run)] as [string, string]] : []),
     ...(run.approval ? [['approval', approvalLine(ctx, run.approval)] as [string, string]] : []),
+    ...(run.concurrencyKey !== undefined
+      ? [
+          ['concurrency key', run.concurrencyKey + (run.waitingForKey ? ' (waiting for a place)' : '')] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     ['payload', JSON.stringify(run.payload)],
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],

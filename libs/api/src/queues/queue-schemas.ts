@@ -34,6 +34,12 @@ export const QueueSchema = named(
         heartbeatAt: iso,
       }),
     ),
+    keys: z
+      .array(z.object({ key: z.string(), running: z.number().int(), waiting: z.number().int() }))
+      .optional()
+      .describe(
+        'For a queue with a `concurrencyKey` policy: its busiest keys (at most 20, most runs first), with their running and held runs',
+      ),
   }),
   'A queue: its policy, whether it hands out runs, how many runs are in each state, who consumes it.',
 );

@@ -4,6 +4,7 @@ import {
   BullQueues,
   QueueRegistry,
   readQueueCounts,
+  RunStore,
   UnknownQueueError,
   WorkerCatalog,
   workersConsuming,
@@ -16,6 +17,9 @@ import type { QueueSchema } from './queue-schemas';
 
 export type QueueView = z.output<typeof QueueSchema>;
 
+/** How many of a queue's concurrency keys its view shows: the busiest (most runs held and running). */
+const TOP_KEYS = 20;
+
 /** Queues as the API shows them: policy, origin, paused flag, counts per state, consuming workers. */
 @Injectable()
 export class QueueViews {
@@ -23,6 +27,7 @@ export class QueueViews {
     private readonly registry: QueueRegistry,
     private readonly bull: BullQueues,
     private readonly catalog: WorkerCatalog,
+    private readonly runs: RunStore,
   ) {}
 
   async list(): Promise<QueueView[]> {
@@ -52,7 +57,12 @@ export class QueueViews {
 
   private async view(record: QueueRecord, workers: WorkerCatalogEntry[]): Promise<QueueView> {
     const name = record.def.name;
-    const [paused, counts] = await Promise.all([this.bull.get(name).isPaused(), readQueueCounts(this.bull, name)]);
+    const [paused, counts, keys] = await Promise.all([
+      this.bull.get(name).isPaused(),
+      readQueueCounts(this.bull, name),
+      // Only a queue that limits runs per key reads its keys.
+      record.def.concurrencyKey ? this.runs.keyed.top(name, TOP_KEYS) : undefined,
+    ]);
     return {
       name,
       origin: record.origin,
@@ -72,6 +82,7 @@ export class QueueViews {
         draining: w.draining,
         heartbeatAt: isoOf(w.heartbeatAt),
       })),
+      ...(keys && { keys }),
     };
   }
 

@@ -33,6 +33,8 @@ export interface AdHocJob {
   delayMs?: number;
   priority?: Priority;
   maxAttempts?: number;
+  /** The run's concurrency key, for a queue that takes it `from: option`. */
+  concurrencyKey?: string;
 }
 
 /**
@@ -98,7 +100,7 @@ export class JobEnqueue {
     const contract = API_JOB_CONTRACTS.get(job.jobType);
     if (contract) await validatePayload(job.jobType, contract, job.payload);
     else validatePayload(job.jobType, undefined, job.payload);
-    return adHocRun(
+    const run = adHocRun(
       {
         jobType: job.jobType,
         payload: job.payload,
@@ -112,6 +114,8 @@ export class JobEnqueue {
       },
       { now, random: this.random, defaultQueue: DEFAULT_QUEUE },
     );
+    if (job.concurrencyKey !== undefined) run.concurrencyKey = job.concurrencyKey;
+    return run;
   }
 
   /** An unknown queue is a bad field of the request (400), not a missing resource (404). */

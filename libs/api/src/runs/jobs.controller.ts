@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import {
   boundedString,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_JOB_TYPE_LENGTH,
   NAME_PATTERN,
@@ -47,6 +48,10 @@ const enqueueJob = route({
       delayMs: z.number().int().nonnegative().max(MAX_DELAY_MS).optional(),
       priority: prioritySchema.optional(),
       maxAttempts: z.number().int().min(1).max(1000).optional(),
+      concurrencyKey: boundedString(MAX_CONCURRENCY_KEY_LENGTH)
+        .min(1)
+        .optional()
+        .describe("The run's concurrency key, for a queue whose `concurrencyKey` policy takes it `source: option`"),
     })
     .superRefine((b, ctx) => {
       if (b.runAt !== undefined && b.delayMs !== undefined) {
@@ -81,6 +86,7 @@ export class JobsController {
         ...(body.delayMs !== undefined && { delayMs: body.delayMs }),
         ...(body.priority !== undefined && { priority: body.priority }),
         ...(body.maxAttempts !== undefined && { maxAttempts: body.maxAttempts }),
+        ...(body.concurrencyKey !== undefined && { concurrencyKey: body.concurrencyKey }),
       },
       req.principal!,
       idempotencyKeyOf(req),

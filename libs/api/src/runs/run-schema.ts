@@ -93,6 +93,14 @@ export const RunSchema = named(
       .string()
       .optional()
       .describe('buffer-one: made while this run was active; waits for it to end while `scheduled`'),
+    concurrencyKey: z
+      .string()
+      .optional()
+      .describe("The run's concurrency key, when its queue limits runs per key (`concurrencyKey` policy)"),
+    waitingForKey: z
+      .literal(true)
+      .optional()
+      .describe('Set while the run is held back because its key runs as many runs as its limit allows'),
     trigger: z
       .string()
       .optional()
@@ -201,6 +209,8 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.replayedAs !== undefined && { replayedAs: v.replayedAs }),
     ...(v.key !== undefined && { key: v.key }),
     ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
+    ...(v.concurrencyKey !== undefined && { concurrencyKey: v.concurrencyKey }),
+    ...(v.waitingForKey && { waitingForKey: true as const }),
     ...(v.trigger !== undefined && { trigger: v.trigger }),
     ...(v.approval && { approval: approvalOf(v.approval) }),
     createdAt: isoOf(v.createdAt),

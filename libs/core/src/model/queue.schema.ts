@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalPolicySchema } from './approval.schema';
+import { concurrencyKeyPolicySchema } from './concurrency-key.schema';
 import { nameSchema } from './name.schema';
 import { DEFAULT_RETENTION } from './queue-defaults';
 
@@ -45,6 +46,8 @@ export const queueSchema = z.strictObject({
   retention: retentionSchema.prefault({}),
   /** Every run of the queue waits for an operator's approval (see approvalPolicySchema); unset = none. */
   approval: approvalPolicySchema.optional(),
+  /** Runs sharing a key (a payload field or the enqueue option) run at most `limit` at once; unset = no keys. */
+  concurrencyKey: concurrencyKeyPolicySchema.optional(),
 });
 
 export type Backoff = z.infer<typeof backoffSchema>;

@@ -28,6 +28,8 @@ export function replayRunOf(queue: string, job: Job<RunJobData>, createdBy: stri
     ...(d.timeoutMs && { timeoutMs: d.timeoutMs }),
     ...(d.backoff && { backoff: d.backoff }),
     replayOf: job.id!,
+    // Its key as the option: a queue taking keys from the option keeps the replay under it.
+    ...(d.ckey !== undefined && { concurrencyKey: d.ckey }),
     // The routine's definition is not read here (see tracksOpenRuns).
     ...(d.routine && { trackOpen: tracksOpenRuns(undefined) }),
   };

@@ -62,6 +62,8 @@ export interface NewRun {
   anyQueue?: boolean;
   /** The batch this run belongs to: its worker counts it there once it settles. */
   batch?: string;
+  /** The enqueue option `concurrencyKey`: the run's key when its queue takes keys `source: option`. */
+  concurrencyKey?: string;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface RunCancelerDeps {
   get(id: string, queue?: string): Promise<RunView | null>;
   retention(queue: string): Promise<Retention>;
   startBuffered(routine: string): Promise<string | undefined>;
+  /** Frees a keyed run's place (KeyedRuns.settle under its queue's limit). */
+  settleKeyed(queue: string, key: string, id: string): Promise<unknown>;
 }
 
 /** Ends a run on an operator's or a caller's word, wherever it stands. */
@@ -64,6 +66,10 @@ export class RunCanceler {
           if (view.routine !== null) await this.deps.startBuffered(view.routine).catch(() => undefined);
           // A run of a batch that never started settles there as canceled (no worker will see it).
           if (view.batch !== undefined) await this.deps.batches.settle(view.batch, id, 'canceled');
+          // A keyed run released but not started frees its place (a held one had none: nothing changes).
+          if (view.concurrencyKey !== undefined) {
+            await this.deps.settleKeyed(queue, view.concurrencyKey, id).catch(() => undefined);
+          }
           return { outcome: 'canceled', run: canceled };
         }
         await this.deps.tombstones.delete(id);

@@ -64,6 +64,13 @@ export interface RunJobData {
   ck?: 1;
   /** The batch this run belongs to (see BatchStore): counted there once it settles. */
   batch?: string;
+  /**
+   * The run's concurrency key (see KeyedRuns): it was added held back and starts when its key has a
+   * free place; when it settles, it frees that place.
+   */
+  ckey?: string;
+  /** For a keyed run enqueued with a delay: when it is due (epoch ms); once it has its place it waits until then. */
+  ckeyAt?: number;
 }
 
 /**
@@ -105,6 +112,8 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'maxAttempts',
   'ck',
   'batch',
+  'ckey',
+  'ckeyAt',
 ]);
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
 import type { OmittedPart } from './lean-jobs';
+import { KEY_HOLD_MS } from './keyed-runs';
 import { priorityValueOfBull } from './run-ids';
 import { isCanceledMarker, runJobDataOf, type RunJobData } from './run-job-data';
 
@@ -39,6 +40,10 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   checkpoint?: RunCheckpoint;
   /** The batch the run belongs to. */
   batch?: string;
+  /** The run's concurrency key, when its queue limits runs per key. */
+  concurrencyKey?: string;
+  /** Set while the run is held back because its key runs as many runs as its limit allows. */
+  waitingForKey?: true;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -72,6 +77,11 @@ export function attemptOf(job: Pick<JobSnapshot, 'attemptsStarted' | 'data'>): n
   return Math.max(0, (job.attemptsStarted ?? 0) - (runJobDataOf(job.data).interrupts ?? 0));
 }
 
+/** A keyed run still held back for its key's place (added with {@link KEY_HOLD_MS}, not yet promoted). */
+function heldForKey(job: JobSnapshot): boolean {
+  return runJobDataOf(job.data).ckey !== undefined && (job.delay ?? 0) >= KEY_HOLD_MS;
+}
+
 function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined {
   switch (state) {
     case 'completed':
@@ -88,6 +98,9 @@ function statusOf(state: BullJobState, job: JobSnapshot): RunStatus | undefined 
       const gate = runJobDataOf(job.data).ap?.s;
       if (gate === 'w') return 'awaiting-approval';
       if (gate === 'r') return 'canceled';
+      // Held for its key's place: queued, as it would be in a queue without keys (unless it was
+      // enqueued with a delay, which it still waits out once it has its place).
+      if (heldForKey(job) && runJobDataOf(job.data).ckeyAt === undefined) return 'queued';
       return (job.attemptsStarted ?? 0) > 0 ? 'queued' : 'scheduled';
     }
     case 'waiting':
@@ -168,6 +181,8 @@ export function runFromJob(
     view.approval = approvalViewOf(d.ap, ended);
   }
   if (d.batch !== undefined) view.batch = d.batch;
+  if (d.ckey !== undefined) view.concurrencyKey = d.ckey;
+  if (state === 'delayed' && heldForKey(job)) view.waitingForKey = true;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.

@@ -5,6 +5,7 @@ import {
   DEFAULT_RETENTION,
   InvalidPayloadError,
   openGate,
+  resolveConcurrencyKey,
   type Queue,
   type Retention,
 } from '@drover/core';
@@ -13,6 +14,7 @@ import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
 import { addGuarded } from './guarded-add';
+import { KEY_HOLD_MS, type KeyedRuns } from './keyed-runs';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { ProducerCodes } from './producer-codes';
 import type { RunIndex } from './run-index';
@@ -40,6 +42,7 @@ export class RunWriter {
     private readonly stats: RoutineStatsStore,
     private readonly queues: QueuePolicyCache,
     private readonly producers: ProducerCodes,
+    private readonly keyed: KeyedRuns,
   ) {}
 
   private get redis() {
@@ -105,7 +108,31 @@ export class RunWriter {
       opts.timestamp = now;
       opts.delay = holdMs;
     }
+    // A keyed run is held back until its key has a free place (see KeyedRuns); a gated run is
+    // held by its gate instead, and not counted against its key.
+    const key = policy.concurrencyKey && !approval ? this.keyOf(run, policy) : undefined;
+    if (key !== undefined) {
+      const now = this.clock.now();
+      data.ckey = key;
+      if (run.delayMs && run.delayMs > 0) data.ckeyAt = now + Math.round(run.delayMs);
+      opts.timestamp = now;
+      opts.delay = KEY_HOLD_MS;
+    }
     return { name: run.jobType, data, opts };
+  }
+
+  /** The run's concurrency key under its queue's policy (core's resolveConcurrencyKey); a bad one refuses the run. */
+  private keyOf(run: NewRun, policy: Queue): string | undefined {
+    const resolved = resolveConcurrencyKey(policy.concurrencyKey, run.payload, run.concurrencyKey);
+    if ('issue' in resolved) throw new InvalidPayloadError(run.jobType, [resolved.issue]);
+    return resolved.key;
+  }
+
+  /** Records a created keyed run in its key's held list, which may start it at once (one script call). */
+  private async hold(queue: string, data: RunJobData, id: string, policy: Queue): Promise<void> {
+    if (data.ckey !== undefined && policy.concurrencyKey) {
+      await this.keyed.hold(queue, data.ckey, policy.concurrencyKey.limit, id);
+    }
   }
 
   private jobData(run: NewRun): RunJobData {
@@ -152,17 +179,21 @@ export class RunWriter {
     if (!facts?.def || (!facts.ranked && !isDefaultRank(run.source, run.priority ?? 0))) {
       return this.enqueueMany([run]).then((r) => r[0]!);
     }
+    let job: ReturnType<RunWriter['job']>;
     try {
       this.checkPayload(run);
+      job = this.job(run, facts.def, facts.ranked);
     } catch (err) {
       return Promise.reject(err);
     }
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
-    const job = this.job(run, facts.def, facts.ranked);
     const add = this.bull.get(run.queue).add(job.name, job.data, job.opts);
-    if (!ticket) return add.then(() => ({ id: run.id, created: true }));
-    return add.then(async () => {
+    // A keyed run takes one more step (its key's held list); a plain one none.
+    const added =
+      job.data.ckey === undefined ? add : add.then(() => this.hold(run.queue, job.data, run.id, facts.def!));
+    if (!ticket) return added.then(() => ({ id: run.id, created: true }));
+    return added.then(async () => {
       await wait.confirm(ticket, `run ${run.id}`);
       return { id: run.id, created: true };
     });
@@ -183,6 +214,7 @@ export class RunWriter {
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
     const created = await addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    if (created) await this.hold(run.queue, job.data, run.id, policy);
     if (ticket && created) await wait.confirm(ticket, `run ${run.id}`);
     return { id: run.id, created };
   }
@@ -218,6 +250,10 @@ export class RunWriter {
       const facts = await this.queues.get(queue);
       known.set(queue, { ...facts, def: facts.def ?? (await this.registry.require(queue)) });
     }
+    for (const run of runs) {
+      const policy = known.get(run.queue)!.def;
+      if (policy.concurrencyKey) this.keyOf(run, policy);
+    }
     const outcome = new Map<string, EnqueueResult>();
     // With replicas to wait for, the runs count once they have them (see ReplicaWait).
     const wait = this.connections.replicaWait;
@@ -248,6 +284,12 @@ export class RunWriter {
         const r = fresh[i]!;
         if (job.id !== r.id) outcome.set(r.id, { id: r.id, created: false, ...(job.id && { existing: job.id }) });
       });
+      if (policy.concurrencyKey) {
+        // Sent together (one write; Redis runs them in this order, so a key's runs stay first in, first out).
+        await Promise.all(
+          fresh.map((r, i) => (outcome.get(r.id)!.created ? this.hold(queue, jobs[i]!.data, r.id, policy) : undefined)),
+        );
+      }
       const withRoutine = fresh.filter((r) => r.routine !== null && outcome.get(r.id)!.created);
       if (withRoutine.length) {
         const addedAt = new Map(added.map((j) => [j.id, j.timestamp]));

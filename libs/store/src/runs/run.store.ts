@@ -3,6 +3,7 @@ import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
 import { BullQueues } from '../queues/bull-queues';
 import { QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
+import { KEY_UNLIMITED, KeyedRuns } from './keyed-runs';
 import { BufferedRuns } from './buffered-runs';
 import { ParkedRuns, type ParkedCursor, type ParkedPage, type ParkedRun, type ReplayResult } from './parked.store';
 import { RECENT_RUNS_KEPT, RunIndex, type RunRef } from './run-index';
@@ -54,6 +55,8 @@ export class RunStore {
   readonly reading: RunReading;
   /** Approves and rejects runs held back by their approval gate (see RunApprovals). */
   readonly approvals: RunApprovals;
+  /** Per-key concurrency: held runs, places, release and repair. */
+  readonly keyed: KeyedRuns;
   private readonly clock: Clock;
   private readonly checkpoints: RunCheckpoints;
   private readonly canceler: RunCanceler;
@@ -73,6 +76,7 @@ export class RunStore {
     this.waiter = new RunWaiter(this.events);
     this.policies = new QueuePolicyCache(connections, registry, this.bull, this.clock);
     this.reading = new RunReading(this.policies, new ProducerCodes(connections.command, keys));
+    this.keyed = new KeyedRuns(connections.command, this.bull, this.clock);
     this.writer = new RunWriter(
       connections,
       registry,
@@ -83,6 +87,7 @@ export class RunStore {
       opts.stats,
       this.policies,
       this.reading.producers,
+      this.keyed,
     );
     this.batches = new BatchStore({
       redis: connections.command,
@@ -105,6 +110,8 @@ export class RunStore {
       get: (id, queue) => this.get(id, queue),
       retention: (q) => this.writer.retention(q),
       startBuffered: (routine) => this.startBuffered(routine),
+      settleKeyed: async (queue, key, id) =>
+        this.keyed.settle(queue, key, (await this.writer.policy(queue))?.concurrencyKey?.limit ?? KEY_UNLIMITED, id),
     });
     this.parked = new ParkedRuns({
       bull: this.bull,

@@ -145,8 +145,33 @@ class CheckpointHandler {
   }
 }
 
+/** What `test.keyed` saw, at the handler: runs of each key running now and at most, and every start and end in order. */
+export const keyed = {
+  now: new Map<string, number>(),
+  max: new Map<string, number>(),
+  log: [] as { run: string; key: string; attempt: number; at: number; edge: 'start' | 'end' }[],
+};
+
+/** Runs `ms` under key `tenant` (counted at the handler), failing its first `failFirst` attempts. */
+@JobHandler('test.keyed')
+class KeyedHandler {
+  async handle(p: { tenant: string; ms: number; failFirst?: number }, ctx: JobContext) {
+    const n = (keyed.now.get(p.tenant) ?? 0) + 1;
+    keyed.now.set(p.tenant, n);
+    keyed.max.set(p.tenant, Math.max(n, keyed.max.get(p.tenant) ?? 0));
+    const entry = { run: ctx.run.id, key: p.tenant, attempt: ctx.run.attempt };
+    keyed.log.push({ ...entry, at: Date.now(), edge: 'start' });
+    await new Promise((r) => setTimeout(r, p.ms));
+    keyed.now.set(p.tenant, keyed.now.get(p.tenant)! - 1);
+    keyed.log.push({ ...entry, at: Date.now(), edge: 'end' });
+    if (ctx.run.attempt <= (p.failFirst ?? 0)) throw new Error(`failed attempt ${ctx.run.attempt}`);
+    return 'ran';
+  }
+}
+
 @Module({
   providers: [
+    KeyedHandler,
     EchoHandler,
     FailHandler,
     PermanentHandler,
