@@ -41,7 +41,9 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
       clock,
       pino({ level: 'silent' }),
     );
-    elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
+    // A lease long enough to outlast a reconcile of thousands of routines on a loaded machine: these
+    // tests are about what the reconciler writes, not about losing the lease (one test does that itself).
+    elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 30_000 });
     elector.start();
     lead = await elector.waitForLeadership();
   });
