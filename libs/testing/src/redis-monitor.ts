@@ -16,19 +16,23 @@ export class RedisMonitor {
   private readonly seen: MonitoredCommand[] = [];
   private waiters: Array<() => void> = [];
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly scripted: boolean,
+  ) {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => this.read(chunk));
   }
 
-  static async start(url = testRedisUrl()): Promise<RedisMonitor> {
+  /** `scripted: false` leaves out the commands scripts run inside Redis: only what clients sent. */
+  static async start(url = testRedisUrl(), opts: { scripted?: boolean } = {}): Promise<RedisMonitor> {
     const { hostname, port } = new URL(url);
     const socket = new Socket();
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
       socket.connect(Number(port) || 6379, hostname, () => resolve());
     });
-    const monitor = new RedisMonitor(socket);
+    const monitor = new RedisMonitor(socket, opts.scripted ?? true);
     socket.write('MONITOR\r\n');
     await monitor.until(() => monitor.ok);
     return monitor;
@@ -37,8 +41,8 @@ export class RedisMonitor {
   private ok = false;
 
   /**
-   * Every command the server ran until now: a marker sent on another connection after the work
-   * is seen last, so nothing the work sent is still on its way.
+   * Every command the server ran since the last call (or the start) until now: a marker sent on
+   * another connection after the work is seen last, so nothing the work sent is still on its way.
    */
   async commands(): Promise<MonitoredCommand[]> {
     const marker = `monitor-mark-${randomBytes(6).toString('hex')}`;
@@ -50,7 +54,7 @@ export class RedisMonitor {
     }
     await this.until(() => this.seen.some((c) => c[0] === 'echo' && c[1] === marker));
     const at = this.seen.findIndex((c) => c[0] === 'echo' && c[1] === marker);
-    return this.seen.slice(0, at);
+    return this.seen.splice(0, at + 1).slice(0, at);
   }
 
   stop(): void {
@@ -64,7 +68,8 @@ export class RedisMonitor {
       const line = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + 2);
       if (line === '+OK') this.ok = true;
-      else if (line.startsWith('+')) this.seen.push(parseMonitorLine(line));
+      else if (line.startsWith('+') && (this.scripted || !/^\+\S+ \[\d+ lua\]/.test(line)))
+        this.seen.push(parseMonitorLine(line));
     }
     const waiting = this.waiters;
     this.waiters = [];

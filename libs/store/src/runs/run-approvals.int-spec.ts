@@ -1,5 +1,5 @@
 import type { QueueInput } from '@drover/core';
-import { testRedisClient, testStores } from '@drover/testing';
+import { RedisMonitor, testStores } from '@drover/testing';
 import { readAwaitingApproval } from '../queues/queue-counts';
 import type { NewRun } from './run.store';
 
@@ -145,30 +145,22 @@ describe('approval gates against a real redis-server', () => {
   });
 
   it('an ungated run costs one command to enqueue, as before; a gated one too', async () => {
-    const client = testRedisClient();
-    const monitor = await client.monitor();
-    const seen: string[] = [];
     // Commands sent to Redis (not those a script runs inside), on this test's keys.
-    monitor.on('monitor', (_t: string, args: string[], source: string) => {
-      if (source !== 'lua' && args.join(' ').includes(`${s.keys.prefix}:`)) seen.push(String(args[0]).toLowerCase());
-    });
+    const monitor = await RedisMonitor.start(undefined, { scripted: false });
+    const ours = async () =>
+      (await monitor.commands()).filter((args) => args.join(' ').includes(`${s.keys.prefix}:`)).map((args) => args[0]);
     // Warm the policy cache first: the hot path is a fresh ad-hoc run into a known queue.
     await s.runs.enqueue(run('warm', { queue: 'open', freshId: true }));
     await s.runs.enqueue(run('warm-g', { freshId: true }));
     await new Promise((r) => setTimeout(r, 500)); // the policy cache's subscription settles
     await s.runs.enqueue(run('warm-2', { queue: 'open', freshId: true }));
     await s.runs.enqueue(run('warm-g2', { freshId: true }));
-    await s.connections.command.ping();
-    seen.length = 0;
+    await ours();
     await s.runs.enqueue(run('hot', { queue: 'open', freshId: true }));
-    await s.connections.command.ping();
-    const plain = [...seen];
-    seen.length = 0;
+    const plain = await ours();
     await s.runs.enqueue(run('hot-g', { freshId: true }));
-    await s.connections.command.ping();
-    const gated = [...seen];
-    monitor.disconnect();
-    client.disconnect();
+    const gated = await ours();
+    monitor.stop();
     expect(plain).toEqual(['evalsha']);
     expect(gated).toEqual(['evalsha']);
   });
