@@ -21,6 +21,8 @@ import {
   clearOverrides,
   enqueueAdHoc,
   enqueueBatch,
+  enqueueFlow,
+  type FlowItem,
   enqueueAdHocMany,
   jobTypeIssue,
   triggerRoutine,
@@ -41,6 +43,7 @@ import {
   type ResolvedEnqueue,
   type WaitOptions,
 } from './call-options';
+import type { DroverFlowIds, FlowNode } from './drover-flow';
 import type { DroverRun, RunId } from './drover-run';
 import type { BatchOptions, DroverBatch } from './drover-batch';
 import { RunWaitTimeoutError } from './errors/run-wait-timeout.error';
@@ -158,6 +161,27 @@ export class DroverClient {
       defaultQueue: this.options.defaultQueue,
       createdBy: this.options.name,
     });
+  }
+
+  /**
+   * Enqueues a flow: the top run starts once every child finished, each child once its own children
+   * did. Children may be on any queues (on Redis Cluster: the top run's queue). A parked child parks
+   * its parent without running it, unless it has `onFailure: 'ignore'`; a canceled child counts as
+   * finished. The parent's handler reads its children's results with `ctx.children()`. Canceling a
+   * parent cancels its children that have not ended. Every run is checked first, and the whole flow
+   * is written in one transaction: on any error nothing is written.
+   *
+   * @throws InvalidPayloadError, InvalidOptionsError (a run with an idempotency key, a delayed or
+   *   approval-gated parent, a queue with concurrency keys, over 1,000 runs or 10 levels),
+   *   UnknownJobTypeError, UnknownQueueError; RedisOutOfMemoryError
+   */
+  async enqueueFlow(flow: FlowNode): Promise<DroverFlowIds> {
+    const prepare = async (node: FlowNode): Promise<FlowItem> => ({
+      item: await this.prepare(node.job, this.contractFor(node.job), node.payload, node.options),
+      ...(node.onFailure && { onFailure: node.onFailure }),
+      ...(node.children?.length && { children: await Promise.all(node.children.map(prepare)) }),
+    });
+    return enqueueFlow(this.connection.runs.flows, await prepare(flow));
   }
 
   /** The batch's progress and callbacks, or null (never made, or expired with its runs' retention). */

@@ -45,3 +45,4 @@ export {
   type CancelResult,
   type RunView,
 } from '@drover/store';
+export type { DroverFlowChild, DroverFlowIds, FlowNode } from './drover-flow';

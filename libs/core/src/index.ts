@@ -73,3 +73,4 @@ export * from './errors/invalid-routine.error';
 export * from './errors/unknown-job-type.error';
 export * from './errors/idempotency-key-conflict.error';
 export * from './errors/redis-out-of-memory.error';
+export * from './flow/flow';

@@ -14,3 +14,4 @@ export * from './model/queue-defaults';
 export * from './policy/candidate-verdict';
 export * from './schedule/slot-fate';
 export * from './batch/batch-words';
+export * from './flow/flow-words';

@@ -30,6 +30,7 @@ export {
   enqueueAdHoc,
   enqueueBatch,
   enqueueAdHocMany,
+  enqueueFlow,
   jobTypeIssue,
   newRunId,
   runOfRoutine,
@@ -38,6 +39,8 @@ export {
   tracksOpenRuns,
   type AdHocItem,
   type AdHocOutcome,
+  type FlowItem,
+  type FlowRunIds,
   type RunStart,
 } from './run-maker';
 
@@ -51,6 +54,10 @@ export { RUN_LOG_PAGE_MAX, type RunLogPage } from './runs/run-logs';
 export { INLINE_CAP_BYTES } from './runs/lean-jobs';
 export { ProducerCodes } from './runs/producer-codes';
 export { RunCheckpoints } from './runs/run-checkpoints';
+
+// Flows: a run that starts once its children (on any queues) finished.
+export { type FlowChildOutcome, type RunFlows } from './runs/run-flows';
+export { PARENT_CANCELED_REASON } from './runs/run-cancel';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
 export {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Random } from '@drover/core';
 import type { Clock, DroverKeys, RedisConnections } from '@drover/redis';
-import type { BullQueues, ProducerCodes, RunCheckpoints, SlotClaims } from '@drover/store';
+import type { BullQueues, ProducerCodes, RunCheckpoints, RunFlows, SlotClaims } from '@drover/store';
 import type { HandlerRegistry } from './handler-registry.service';
 import type { PendingCancels } from './pending-cancels';
 import type { RoutineStatsRecorder } from './routine-stats-recorder';
@@ -29,6 +29,8 @@ export interface ConsumerDeps {
   producers: ProducerCodes;
   /** Runs' checkpoints: written by `ctx.checkpoint`, read at the start of an attempt of a run that has one. */
   checkpoints: RunCheckpoints;
+  /** A flow's children as their parent's handler reads them (`ctx.children()`). */
+  flows?: Pick<RunFlows, 'outcomes'>;
   /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
   armLeadMs: number;
   /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */

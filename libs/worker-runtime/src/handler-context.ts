@@ -1,19 +1,21 @@
 import type { Job } from 'bullmq';
 import { decodeCheckpoint, encodeCheckpoint } from '@drover/core';
 import type { Clock } from '@drover/redis';
-import type { ProducerCodes, RunCheckpoints, RunJobData } from '@drover/store';
+import type { ProducerCodes, RunCheckpoints, RunFlows, RunJobData } from '@drover/store';
 import type { AttemptAbort } from './attempt-abort';
 import { CheckpointNotJsonError } from './errors/checkpoint-not-json.error';
 import { CheckpointTooLargeError } from './errors/checkpoint-too-large.error';
 import { LeaseLostError } from './errors/lease-lost.error';
-import type { JobContext, RunInfo } from './job-context';
+import type { FlowChild, JobContext, RunInfo } from './job-context';
 import { RunLog, type RunLogSink } from './run-log';
 import { runLogger, type RunLogger } from './run-logger';
 
-/** Where an attempt's checkpoints go (one per consumer). */
+/** Where an attempt's checkpoints go, and where a parent reads its children (one per consumer). */
 export interface CheckpointSink {
   store: Pick<RunCheckpoints, 'save'>;
   clock: Clock;
+  /** A flow's children as their parent reads them (RunFlows.outcomes). */
+  flows?: Pick<RunFlows, 'outcomes'>;
 }
 
 /**
@@ -107,6 +109,12 @@ export class HandlerContext implements JobContext {
     }
     this.checkpointed = encoded.raw;
     this.resumed = undefined;
+  }
+
+  children(): Promise<FlowChild[]> {
+    // Only a parent's record lists children: any other run reads nothing.
+    if (!this.data.fc?.length || !this.checkpoints.flows) return Promise.resolve([]);
+    return this.checkpoints.flows.outcomes(this.job);
   }
 }
 

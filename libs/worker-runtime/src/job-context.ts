@@ -1,3 +1,4 @@
+import type { FlowChildOutcome } from '@drover/store';
 import type { RunSource } from '@drover/core';
 import type { RunLogger } from './run-logger';
 
@@ -56,7 +57,18 @@ export interface JobContext<C = unknown> {
    * a replay: a replay is a new run that starts fresh).
    */
   readonly lastCheckpoint: C | undefined;
+  /**
+   * How this run's children ended, for the parent of a flow (`enqueueFlow`, `POST /flows`), in the
+   * order they were given: each `succeeded` (with its `result`), `canceled` (with its `reason`) or
+   * `parked` (with its `error`: only a child whose failure the flow ignores; any other parks the parent
+   * before it runs). A parent runs once every child finished, so none is pending. `[]` for a run
+   * without children; one Redis round trip per call.
+   */
+  children(): Promise<FlowChild[]>;
 }
+
+/** How a child of a flow ended, as its parent reads it (see {@link JobContext.children}). */
+export type FlowChild = FlowChildOutcome;
 
 /** A handler class: `@JobHandler('x') class X implements JobHandlerInterface<P, R> { handle(...) }`. */
 export interface JobHandlerInterface<P = unknown, R = unknown, C = unknown> {

@@ -27,6 +27,7 @@ function run(h: RegisteredHandler, payload: unknown = {}, timeoutMs = 10_000, ab
     progress: async () => undefined,
     checkpoint: async () => undefined,
     lastCheckpoint: undefined,
+    children: async () => [],
   };
   return Promise.resolve(executeAttempt({ handler: h, payload, ctx, timeoutMs, abort }));
 }
@@ -172,6 +173,7 @@ describe('executeAttempt with a synchronous handler', () => {
       progress: async () => undefined,
       checkpoint: async () => undefined,
       lastCheckpoint: undefined,
+      children: async () => [],
     };
     const outcome = executeAttempt({ handler: handler(() => 'done'), payload: {}, ctx, timeoutMs: 1000, abort });
     expect(outcome).toEqual({ kind: 'succeeded', result: 'done' });

@@ -236,6 +236,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, BeforeApplicationS
         random: this.random,
         producers: this.producers,
         checkpoints: this.checkpoints,
+        flows: this.runs.flows,
         armLeadMs: this.config.env.armLeadMs,
         startBuffered: (routine) => this.runs.startBuffered(routine),
         settleBatchRun: (batch, id, outcome) => this.runs.batches.settle(batch, id, outcome),

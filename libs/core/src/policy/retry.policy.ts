@@ -32,7 +32,7 @@ export type AttemptFailure =
   | { kind: 'timeout'; message?: string }
   | { kind: 'lease-expired' };
 
-export type ParkReason = 'attempts-exhausted' | 'permanent-error' | 'lease-expired';
+export type ParkReason = 'attempts-exhausted' | 'permanent-error' | 'lease-expired' | 'child-failed';
 
 export type FailureDecision =
   { action: 'retry'; at: number; delayMs: number; nextAttempt: number } | { action: 'park'; reason: ParkReason };

@@ -15,3 +15,4 @@ export { enqueueAdHoc, enqueueAdHocMany, type AdHocItem, type AdHocOutcome } fro
 export { replayRunOf } from './replay-run';
 export { batchCallbackRun, batchIdOf, inBatch } from './batch-runs';
 export { enqueueBatch } from './batch-enqueue';
+export { enqueueFlow, type FlowItem, type FlowRunIds } from './flow-enqueue';

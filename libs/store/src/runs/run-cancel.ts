@@ -7,6 +7,9 @@ import { readJob } from './job-with-state';
 import type { RunTombstones } from './run-tombstones';
 import type { RunView } from './run-view';
 
+/** Why the pending children of a canceled parent end `canceled`. */
+export const PARENT_CANCELED_REASON = 'parent-canceled';
+
 export type CancelOutcome = 'canceled' | 'cancel-requested' | 'already-final' | 'not-found';
 
 export interface CancelResult {
@@ -60,7 +63,11 @@ export class RunCanceler {
         const canceled: RunView = { ...view, status: 'canceled', reason, finishedAt: now, updatedAt: now };
         await this.deps.tombstones.put(canceled, await this.deps.retention(queue), now);
         // BullMQ refuses to remove a locked (just started) job: then it is running, go round again.
-        if ((await q.remove(id)) === 1) {
+        // A parent goes first, alone (BullMQ would remove its children without a record): canceling
+        // a child first could release the parent to a worker once its last pending child is gone.
+        const children = view.flow?.children;
+        if ((await q.remove(id, { removeChildren: !children })) === 1) {
+          if (children) await this.cancelChildren(children);
           // A waiting run that never started frees its routine's buffered run (buffer-one) too; if
           // this ask fails, the leader's repair asks again.
           if (view.routine !== null) await this.deps.startBuffered(view.routine).catch(() => undefined);
@@ -84,5 +91,10 @@ export class RunCanceler {
       return { outcome: 'already-final', run: view };
     }
     return { outcome: 'already-final', run: await this.deps.get(id, queue) };
+  }
+
+  /** Cancels a canceled parent's children that have not ended (theirs in turn); one at a time, in order. */
+  private async cancelChildren(children: readonly { id: string }[]): Promise<void> {
+    for (const child of children) await this.cancel(child.id, PARENT_CANCELED_REASON);
   }
 }

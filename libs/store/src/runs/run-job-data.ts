@@ -71,6 +71,16 @@ export interface RunJobData {
   ckey?: string;
   /** For a keyed run enqueued with a delay: when it is due (epoch ms); once it has its place it waits until then. */
   ckeyAt?: number;
+  /**
+   * A parent of a flow: its children as `[queue, id, jobType]`, in the order given. BullMQ keeps
+   * only the pending ones (and the results of the finished); a child canceled before it started
+   * leaves BullMQ altogether, so the parent keeps the whole list.
+   */
+  fc?: [string, string, string][];
+  /** A child of a flow: its parent as `[queue, id]` (see RunFlows). */
+  fp?: [string, string];
+  /** A child of a flow whose failure its parent ignores (`onFailure: ignore`); absent: it fails the parent. */
+  fi?: 1;
 }
 
 /**
@@ -114,6 +124,9 @@ const RUN_JOB_DATA_FIELDS: ReadonlySet<string> = new Set<keyof RunJobData>([
   'batch',
   'ckey',
   'ckeyAt',
+  'fc',
+  'fp',
+  'fi',
 ]);
 
 /**

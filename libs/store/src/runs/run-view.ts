@@ -1,5 +1,6 @@
 import {
   approvalViewOf,
+  CHILD_FAILED_REASON,
   REJECTED_REASON,
   decodeCheckpoint,
   type ApprovalView,
@@ -9,6 +10,7 @@ import {
   type RunStatus,
 } from '@drover/core';
 import { decodeAttempts, type AttemptRecord } from './attempt-log';
+import { failedChildOf, flowViewOf, type RunFlowView } from './flow-view';
 import type { OmittedPart } from './lean-jobs';
 import { KEY_HOLD_MS } from './keyed-runs';
 import { priorityValueOfBull } from './run-ids';
@@ -42,8 +44,12 @@ export type RunView = Omit<Run, 'scheduledFor'> & {
   batch?: string;
   /** The run's concurrency key, when its queue limits runs per key. */
   concurrencyKey?: string;
+  /** Set while a flow's parent waits for its children to finish. */
+  waitingForChildren?: true;
   /** Set while the run is held back because its key runs as many runs as its limit allows. */
   waitingForKey?: true;
+  /** The run's place in a flow: its parent, and its children (their statuses when the run is read alone). */
+  flow?: RunFlowView;
   /** What a listing left out of this run (too long to inline); reading the run alone has it all. */
   omitted?: OmittedPart[];
 };
@@ -183,6 +189,9 @@ export function runFromJob(
   if (d.batch !== undefined) view.batch = d.batch;
   if (d.ckey !== undefined) view.concurrencyKey = d.ckey;
   if (state === 'delayed' && heldForKey(job)) view.waitingForKey = true;
+  const flow = flowViewOf(d);
+  if (flow) view.flow = flow;
+  if (state === 'waiting-children') view.waitingForChildren = true;
   if (job.processedBy) view.worker = job.processedBy;
   // The run started with its first attempt: BullMQ's processedOn is the latest attempt's start
   // (a run parked after three quick retries read "parked in 3ms"); the attempt log keeps the first.
@@ -200,7 +209,14 @@ export function runFromJob(
   if (checkpoint) view.checkpoint = checkpoint;
   if (last) view.error = { message: last.message, ...(last.stack && { stack: last.stack }) };
   else if (job.failedReason) view.error = { message: job.failedReason };
-  if (status === 'parked') {
+  const failedChild = status === 'parked' ? failedChildOf(d, job.failedReason) : undefined;
+  if (failedChild) {
+    // Parked for its child by BullMQ, which records its own error as the only attempt: the
+    // parent's handler never ran.
+    view.errors = [];
+    view.reason = CHILD_FAILED_REASON;
+    view.error = { message: `child run ${failedChild.id} (${failedChild.jobType}, queue ${failedChild.queue}) failed` };
+  } else if (status === 'parked') {
     view.errors = errors;
     view.reason = parkReason(errors);
     if (last?.kind === 'permanent' || last?.kind === 'invalid-payload') view.error!.permanent = true;

@@ -96,7 +96,7 @@ export class RunWriter {
    * back until its expiry, or a year, carrying its gate (see RunApprovals); the check reads only the
    * cached policy and the run, so an ungated run costs nothing more.
    */
-  private job(run: NewRun, policy: Queue, ranked: boolean): { name: string; data: RunJobData; opts: JobsOptions } {
+  job(run: NewRun, policy: Queue, ranked: boolean): { name: string; data: RunJobData; opts: JobsOptions } {
     const data = this.jobData(run);
     const opts = this.jobOptions(run, policy, ranked);
     const approval = policy.approval || run.approval ? approvalFor(policy.approval, run.approval) : undefined;
@@ -219,7 +219,7 @@ export class RunWriter {
     return { id: run.id, created };
   }
 
-  private checkPayload(run: NewRun): void {
+  checkPayload(run: NewRun): void {
     const issues = run.payloadChecked ? [] : checkPayload(run.payload);
     if (issues.length) throw new InvalidPayloadError(run.jobType, issues);
   }

@@ -23,6 +23,7 @@ import { RunWriter } from './run-writer';
 import { RunApprovals } from './run-approvals';
 import { BatchStore } from '../batches/batch.store';
 import { RunCanceler, type CancelResult } from './run-cancel';
+import { RunFlows } from './run-flows';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
 
 export { type EnqueueResult, type NewRun, type SkippedRun } from './new-run';
@@ -60,6 +61,8 @@ export class RunStore {
   private readonly clock: Clock;
   private readonly checkpoints: RunCheckpoints;
   private readonly canceler: RunCanceler;
+  /** Flows: runs that wait for their children (see RunFlows). */
+  readonly flows: RunFlows;
 
   constructor(
     private readonly connections: RedisConnections,
@@ -95,6 +98,10 @@ export class RunStore {
       clock: this.clock,
       requireQueue: (q) => registry.require(q),
       enqueueMany: (runs) => this.writer.enqueueMany(runs),
+    });
+    this.flows = new RunFlows({
+      ...{ connections, bull: this.bull, registry, queues: this.policies, writer: this.writer },
+      ...{ tombstones: this.tombstones, view: (queue, id) => this.viewIn(queue, id) },
     });
     this.buffered = new BufferedRuns(this.bull, (routine) => this.openRunsOfRoutine(routine));
     this.approvals = new RunApprovals({
@@ -191,6 +198,8 @@ export class RunStore {
   async get(id: string, queue?: string): Promise<RunView | null> {
     const found = await this.locate(id, queue);
     const view = found ? await this.viewIn(found, id) : undefined;
+    // A parent read alone lists its children with their statuses.
+    if (view?.flow?.children) view.flow.children = await this.flows.describe(view.flow.children);
     return view ?? (await this.tombstones.get(id)) ?? null;
   }
 
@@ -372,6 +381,6 @@ export class RunStore {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.events.close(), this.policies.close()]);
+    await Promise.all([this.events.close(), this.policies.close(), this.flows.close()]);
   }
 }

@@ -169,8 +169,25 @@ class KeyedHandler {
   }
 }
 
+/** Every start and end of `test.flow` in order (its payload's `name`), and what each parent read of its children. */
+export const flowLog = { edges: [] as string[], children: new Map<string, unknown>() };
+
+/** Notes its start and end (`start:<name>` / `end:<name>`); reads its children; fails when `fail`. */
+@JobHandler('test.flow')
+class FlowHandler {
+  async handle(p: { name: string; ms?: number; fail?: boolean }, ctx: JobContext) {
+    flowLog.edges.push(`start:${p.name}`);
+    flowLog.children.set(p.name, await ctx.children());
+    if (p.ms) await new Promise((r) => setTimeout(r, p.ms));
+    flowLog.edges.push(`end:${p.name}`);
+    if (p.fail) throw new PermanentError(`${p.name} failed`);
+    return { made: p.name };
+  }
+}
+
 @Module({
   providers: [
+    FlowHandler,
     KeyedHandler,
     EchoHandler,
     FailHandler,
