@@ -9,6 +9,7 @@ import { registerQueues } from './commands/queues.command';
 import { registerRoutines } from './commands/routines.command';
 import { registerRuns } from './commands/runs.command';
 import { registerBatches } from './commands/batches.command';
+import { registerFlows } from './commands/flows.command';
 import { registerStatus } from './commands/status.command';
 import { registerWorkers } from './commands/workers.command';
 import { registerValidate } from './commands/validate.command';
@@ -23,6 +24,7 @@ const COMMANDS = [
   registerRoutines,
   registerRuns,
   registerBatches,
+  registerFlows,
   registerEnqueue,
   registerQueues,
   registerParked,

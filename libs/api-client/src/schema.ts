@@ -145,6 +145,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/flows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enqueue a flow: a run that starts once the runs it waits for (its children, on any queues) finished
+     * @description `runs[0]` is the top run; every other run names its parent by the index of an earlier run, so a child may have children of its own. A parent starts once every child finished: succeeded, canceled, or parked with `onFailure: ignore`; a child parked with `onFailure: fail` (the default) parks its parent without running it (`reason: child-failed`). Canceling a parent cancels its children that have not ended. Every run is checked and the whole flow written in one transaction: a bad run is a 400 naming it, and nothing is written. A parent takes no delay and no approval gate; no run of a flow may be on a queue with concurrency keys; on Redis Cluster every run is on the top run's queue.
+     */
+    post: operations['createFlow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/jobs': {
     parameters: {
       query?: never;
@@ -1024,6 +1044,38 @@ export interface components {
       failedAt: string;
       worker?: string;
     };
+    RunFlow: {
+      /** @description The run this one is a child of */
+      parent?: {
+        id: string;
+        queue: string;
+      };
+      /**
+       * @description A child's: whether its parking parks its parent (`fail`) or is left for the parent to read (`ignore`)
+       * @enum {string}
+       */
+      onFailure?: 'fail' | 'ignore';
+      /** @description The runs this one waits for, in the order given (a child may have children of its own) */
+      children?: {
+        id: string;
+        queue: string;
+        jobType: string;
+        /**
+         * @description GET /runs/{id} only (never in a listing); absent for a child removed by its retention
+         * @enum {string}
+         */
+        status?:
+          | 'scheduled'
+          | 'awaiting-approval'
+          | 'queued'
+          | 'running'
+          | 'succeeded'
+          | 'failed'
+          | 'canceled'
+          | 'skipped'
+          | 'parked';
+      }[];
+    };
     RunApproval: {
       /** @constant */
       required: true;
@@ -1105,6 +1157,12 @@ export interface components {
        * @constant
        */
       waitingForKey?: true;
+      flow?: components['schemas']['RunFlow'];
+      /**
+       * @description Set while a flow's parent waits for its children to finish (its status reads `queued`)
+       * @constant
+       */
+      waitingForChildren?: true;
       /** @description For a run of a slot of a routine with a `triggers` list: the trigger the slot is attributed to (its name, else its index) */
       trigger?: string;
       approval?: components['schemas']['RunApproval'];
@@ -1335,6 +1393,12 @@ export interface components {
       }[];
       /** @description Queues with more waiting runs than were read: their part of the plan covers the first ones only */
       truncated: string[];
+    };
+    CreatedFlow: {
+      /** @description The top run */
+      id: string;
+      /** @description Every run id, in the order of `runs` in the request */
+      runs: string[];
     };
     QueuePolicy: {
       name: string;
@@ -2760,6 +2824,118 @@ export interface operations {
       /** @description A problem (RFC 9457) */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createFlow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          runs: {
+            jobType: string;
+            payload: unknown;
+            queue?: string;
+            delayMs?: number;
+            priority?: ('low' | 'medium' | 'high') | number;
+            maxAttempts?: number;
+            parent?: number;
+            /** @enum {string} */
+            onFailure?: 'fail' | 'ignore';
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description The flow exists; its top run waits for its children */
+      201: {
+        headers: {
+          /** @description The top run: /api/v1/runs/{id} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedFlow'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A problem (RFC 9457) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Redis refused the write: it is at its memory limit (maxmemory, noeviction; code `redis-out-of-memory`), or with `DROVER_REDIS_WAIT_REPLICAS` too few replicas acknowledged it in time (code `redis-not-replicated`). The write does not count: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: string;
           [name: string]: unknown;
         };
         content: {

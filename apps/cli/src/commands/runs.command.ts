@@ -7,6 +7,7 @@ import { collect } from '../paging';
 import { renderFields, renderTable } from '../output/table';
 import { followRun } from '../runs/follow-run';
 import { registerRunLogs } from '../runs/run-logs';
+import { renderChildren } from '../flows/flow-tree';
 import { renderAttempts, runColumns, runFields } from '../runs/run-columns';
 
 interface RunsLsOptions {
@@ -97,7 +98,11 @@ Examples:
     .addHelpText('after', '\nExamples:\n  drover runs get a-m1x2y3z4-k3j5h7g9 --stacks')
     .action(async (id: string, o: { stacks?: boolean }) => {
       const run = await ok(ctx.api.GET('/api/v1/runs/{id}', { params: { path: { id } } }));
-      ctx.emit(run, () => renderFields(runFields(ctx, run)) + renderAttempts(ctx, run, o.stacks === true));
+      ctx.emit(
+        run,
+        () =>
+          renderFields(runFields(ctx, run)) + renderChildren(ctx, run) + renderAttempts(ctx, run, o.stacks === true),
+      );
     });
 
   runs

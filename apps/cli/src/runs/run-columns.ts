@@ -1,6 +1,7 @@
 import type { components } from '@drover/api-client';
 import { formatInstant } from '@drover/core/human-time';
 import type { CliContext } from '../context';
+import { parentLine } from '../flows/flow-tree';
 import { humanDuration } from '../output/time';
 import type { Column } from '../output/table';
 
@@ -50,7 +51,12 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
   const at = (iso?: string | null) => (iso ? `${formatInstant(iso)} (${ctx.ago(iso)})` : '');
   return [
     ['id', c.bold(run.id)],
-    ['status', c.status(run.status) + (run.reason ? ` — ${run.reason}` : '')],
+    [
+      'status',
+      c.status(run.status) +
+        (run.waitingForChildren ? ' (waiting for its children)' : '') +
+        (run.reason ? ` — ${run.reason}` : ''),
+    ],
     ['routine', run.routine ?? ''],
     ['job type', run.jobType],
     ['queue', run.queue],
@@ -76,6 +82,7 @@ export function runFields(ctx: CliContext, run: Run): [string, string][] {
           ],
         ]
       : []),
+    ...(run.flow?.parent ? [['parent', parentLine(run)] as [string, string]] : []),
     ['payload', JSON.stringify(run.payload)],
     ['result', run.result === undefined ? '' : JSON.stringify(run.result)],
     ['error', run.error ? c.red(run.error.message.split('\n')[0]!) : ''],

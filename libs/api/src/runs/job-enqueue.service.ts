@@ -13,7 +13,9 @@ import {
   adHocRun,
   enqueueAdHoc,
   enqueueBatch,
+  enqueueFlow,
   jobTypeIssue,
+  type FlowItem,
   type NewRun,
   QueueRegistry,
   RunStore,
@@ -83,6 +85,29 @@ export class JobEnqueue {
       defaultQueue: DEFAULT_QUEUE,
       createdBy: principal.name,
     });
+  }
+
+  /**
+   * Enqueues a flow given as a list (`runs[0]` the top run, each other naming an earlier run as its
+   * parent; the route's schema checked that); answers the run ids in that order. Every run is checked
+   * before anything is written; an issue names the run as `body.runs.<i>`.
+   */
+  async enqueueFlow(
+    jobs: readonly (AdHocJob & { parent?: number; onFailure?: 'fail' | 'ignore' })[],
+    principal: Principal,
+  ): Promise<string[]> {
+    const items: FlowItem[] = [];
+    for (const [i, job] of jobs.entries()) {
+      const run = await this.build(job, principal, undefined, `body.runs.${i}.queue`);
+      items.push({ item: { run }, at: `body.runs.${i}`, ...(job.onFailure && { onFailure: job.onFailure }) });
+    }
+    jobs.forEach((job, i) => {
+      if (i === 0) return;
+      const parent = items[job.parent!]!;
+      (parent.children ??= []).push(items[i]!);
+    });
+    await enqueueFlow(this.runs.flows, items[0]!);
+    return items.map((f) => f.item.run.id);
   }
 
   /** Checks one request and builds its run; nothing is written. */

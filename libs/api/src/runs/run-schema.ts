@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { APPROVAL_STATES, ATTEMPT_FAILURE_KINDS, RUN_SOURCES, RUN_STATUSES, type ApprovalView } from '@drover/core';
+import {
+  APPROVAL_STATES,
+  ATTEMPT_FAILURE_KINDS,
+  FLOW_CHILD_FAILURES,
+  RUN_SOURCES,
+  RUN_STATUSES,
+  type ApprovalView,
+} from '@drover/core';
 import { INLINE_CAP_BYTES, type AttemptRecord, type RunView } from '@drover/store';
 import { isoOf, isoSchema as iso, optIso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
@@ -16,6 +23,34 @@ export const RunAttemptSchema = named(
     worker: z.string().optional(),
   }),
   'One failed attempt of a run',
+);
+
+export const RunFlowSchema = named(
+  'RunFlow',
+  z.object({
+    parent: z.object({ id: z.string(), queue: z.string() }).optional().describe('The run this one is a child of'),
+    onFailure: z
+      .enum(FLOW_CHILD_FAILURES)
+      .optional()
+      .describe(
+        "A child's: whether its parking parks its parent (`fail`) or is left for the parent to read (`ignore`)",
+      ),
+    children: z
+      .array(
+        z.object({
+          id: z.string(),
+          queue: z.string(),
+          jobType: z.string(),
+          status: z
+            .enum(RUN_STATUSES)
+            .optional()
+            .describe('GET /runs/{id} only (never in a listing); absent for a child removed by its retention'),
+        }),
+      )
+      .optional()
+      .describe('The runs this one waits for, in the order given (a child may have children of its own)'),
+  }),
+  "A run's place in a flow: a parent starts once every child finished (succeeded, canceled, or parked and ignored)",
 );
 
 export const RunApprovalSchema = named(
@@ -101,6 +136,11 @@ export const RunSchema = named(
       .literal(true)
       .optional()
       .describe('Set while the run is held back because its key runs as many runs as its limit allows'),
+    flow: RunFlowSchema.optional(),
+    waitingForChildren: z
+      .literal(true)
+      .optional()
+      .describe("Set while a flow's parent waits for its children to finish (its status reads `queued`)"),
     trigger: z
       .string()
       .optional()
@@ -211,6 +251,8 @@ export function toApiRun(v: RunView): ApiRun {
     ...(v.bufferedBehind !== undefined && { bufferedBehind: v.bufferedBehind }),
     ...(v.concurrencyKey !== undefined && { concurrencyKey: v.concurrencyKey }),
     ...(v.waitingForKey && { waitingForKey: true as const }),
+    ...(v.flow && { flow: v.flow }),
+    ...(v.waitingForChildren && { waitingForChildren: true as const }),
     ...(v.trigger !== undefined && { trigger: v.trigger }),
     ...(v.approval && { approval: approvalOf(v.approval) }),
     createdAt: isoOf(v.createdAt),

@@ -16,6 +16,8 @@ export const CHILD_FAILED_REASON = 'child-failed' satisfies ParkReason;
 /** The shape of a flow as its checks see it: each run's queue and what would hold it back, and its children. */
 export interface FlowShape {
   queue: string;
+  /** How an issue names this run (default: its place in the tree, `children.0.children.2`). */
+  at?: string;
   /** Enqueued with a delay or a run-at. */
   delayed?: boolean;
   /** Its queue (or routine) requires approval. */
@@ -39,7 +41,7 @@ export function flowShapeIssues(root: FlowShape, opts: { oneQueue?: boolean } = 
   let count = 0;
   const visit = (node: FlowShape, path: string, depth: number): void => {
     count++;
-    const at = path || 'the top run';
+    const at = node.at ?? (path || 'the top run');
     if (depth > MAX_FLOW_DEPTH) {
       issues.push(`${at}: a flow has at most ${MAX_FLOW_DEPTH} levels below its top run`);
       return;

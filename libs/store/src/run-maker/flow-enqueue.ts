@@ -5,6 +5,8 @@ import type { AdHocItem } from './ad-hoc-enqueue';
 /** One run of a flow to write, checked and built by its producer, and the runs it waits for. */
 export interface FlowItem {
   item: AdHocItem;
+  /** How an error names this run (default: its place in the tree, `children.0.children.2`). */
+  at?: string;
   /** A child's: what its failure does to its parent (default `fail`). */
   onFailure?: FlowChildFailure;
   children?: FlowItem[];
@@ -27,10 +29,12 @@ export interface FlowRunIds {
 export async function enqueueFlow(flows: Pick<RunFlows, 'add'>, root: FlowItem): Promise<FlowRunIds> {
   const keyed: string[] = [];
   const toFlow = (node: FlowItem, path: string): NewFlow => {
-    if (node.item.key !== undefined) keyed.push(`${path || 'the top run'}: idempotencyKey: runs of a flow take none`);
+    const at = node.at ?? (path || 'the top run');
+    if (node.item.key !== undefined) keyed.push(`${at}: idempotencyKey: runs of a flow take none`);
     const children = (node.children ?? []).map((c, i) => toFlow(c, path ? `${path}.children.${i}` : `children.${i}`));
     return {
       run: node.item.run,
+      ...(node.at !== undefined && { at: node.at }),
       ...(node.onFailure && { onFailure: node.onFailure }),
       ...(children.length && { children }),
     };

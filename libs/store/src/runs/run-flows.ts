@@ -25,6 +25,8 @@ import type { RunWriter } from './run-writer';
 /** A flow to write: a run, and the runs it waits for. */
 export interface NewFlow {
   run: NewRun;
+  /** How an error names this run (see core's FlowShape). */
+  at?: string;
   /** A child's: what its failure does to its parent (default `fail`). */
   onFailure?: FlowChildFailure;
   children?: NewFlow[];
@@ -90,6 +92,7 @@ export class RunFlows {
       const children = await Promise.all((node.children ?? []).map(visit));
       return {
         queue: node.run.queue,
+        ...(node.at !== undefined && { at: node.at }),
         delayed: !!node.run.delayMs && node.run.delayMs > 0,
         gated: !!(policy.def.approval || node.run.approval) && !!approvalFor(policy.def.approval, node.run.approval),
         keyed: !!policy.def.concurrencyKey,
