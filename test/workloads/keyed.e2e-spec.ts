@@ -13,7 +13,7 @@ describe('per-key concurrency (real api + 2 workers, a receiver per key)', () =>
   const workers: AppProcess[] = [];
 
   beforeAll(async () => {
-    for (const key of ['acme', 'globex']) oracles[key] = await startHttpOracle();
+    for (const key of ['acme', 'globex', 'initech']) oracles[key] = await startHttpOracle();
     api = await ApiCluster.start('keyed', {
       worker: false,
       policy: {
@@ -81,4 +81,43 @@ describe('per-key concurrency (real api + 2 workers, a receiver per key)', () =>
       return q.body.keys?.length === 0;
     });
   }, 90_000);
+
+  it('keeps the limit for the runs of a batch (POST /batches with concurrencyKey), which completes once they settle', async () => {
+    const run = (i: number, over: Record<string, unknown> = {}) => ({
+      jobType: 'http.request',
+      payload: { url: `${oracles.initech!.url}/initech/${i}?delayMs=300` },
+      concurrencyKey: 'initech',
+      ...over,
+    });
+    for (const bad of ['', 'k'.repeat(129), 7]) {
+      const res = await api.call('POST', '/batches', {
+        as: 'operator',
+        body: { runs: [run(0), run(1, { concurrencyKey: bad })] },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ path: 'body.runs.1.concurrencyKey' })]);
+    }
+    expect(oracles.initech!.hits).toHaveLength(0);
+
+    const res = await api.call('POST', '/batches', {
+      as: 'operator',
+      body: { runs: Array.from({ length: 8 }, (_, i) => run(i)) },
+    });
+    expect(res.status).toBe(201);
+    const { batchId } = res.body as { batchId: string };
+    const first = await api.call('GET', `/batches/${batchId}`, { as: 'viewer' });
+    const held = await api.call('GET', `/runs/${first.body.runs[7]}`, { as: 'viewer' });
+    expect(held.body).toMatchObject({ concurrencyKey: 'initech', batch: batchId });
+    const batch = await waitFor(
+      'the batch complete',
+      async () => {
+        const b = await api.call('GET', `/batches/${batchId}`, { as: 'viewer' });
+        return b.body.status === 'complete' && b.body;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(batch).toMatchObject({ total: 8, settled: 8, succeeded: 8 });
+    expect(new Set(oracles.initech!.hits.map((h) => h.path)).size).toBe(8);
+    expect(oracles.initech!.maxInFlight()).toBe(2);
+  }, 60_000);
 });

@@ -59,7 +59,7 @@ export interface paths {
     put?: never;
     /**
      * Enqueue a batch of runs with callbacks once they all settle
-     * @description A run settles once: succeeded, parked (its attempts used up or a permanent error) or canceled; a retried attempt does not settle it. When the last run settles, `onComplete` is enqueued, and `onSuccess` too if every run succeeded, each exactly once, with the payload `{batch, on, total, succeeded, parked, canceled, payload}`. Every run is checked before anything is written (a bad one is a 400 naming it); the batch record is written first, then its runs.
+     * @description A run settles once: succeeded, parked (its attempts used up or a permanent error) or canceled; a retried attempt does not settle it. When the last run settles, `onComplete` is enqueued, and `onSuccess` too if every run succeeded, each exactly once, with the payload `{batch, on, total, succeeded, parked, canceled, payload}`. Every run is checked before anything is written (a bad one is a 400 naming it, a bad concurrency key too); the batch record is written first, then its runs. A run of a queue with a `concurrencyKey` policy takes its key as in `POST /jobs` and waits for a free place of its key; it still counts in its batch when it settles.
      */
     post: operations['createBatch'];
     delete?: never;
@@ -2451,6 +2451,7 @@ export interface operations {
             delayMs?: number;
             priority?: ('low' | 'medium' | 'high') | number;
             maxAttempts?: number;
+            concurrencyKey?: string;
           }[];
           onComplete?: {
             queue?: string;

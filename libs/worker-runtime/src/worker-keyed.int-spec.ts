@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Worker } from 'bullmq';
 import type { QueueInput } from '@drover/core';
-import type { NewRun } from '@drover/store';
+import { batchIdOf, type NewRun } from '@drover/store';
 import { testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { keyed, newRun, producer, startRuntime, type Harness, type RuntimeHandle } from './testing/runtime-harness';
 
@@ -49,6 +49,24 @@ describe('per-key concurrency on real workers (real redis-server)', () => {
     expect(keyed.max.get('acme')).toBe(2);
     expect(keyed.log.filter((l) => l.edge === 'start')).toHaveLength(20);
     // Every place is freed (after BullMQ recorded each end), and the key leaves the queue's list.
+    await waitFor('every place freed', async () => (await p.runs.keyed.top('q', 10)).length === 0);
+  }, 30_000);
+
+  it('keeps the limit for a batch on one key (source: option): every run settles, counted once by its batch', async () => {
+    await setUp(2, { concurrencyKey: { source: 'option', limit: 2 } }, [{ name: 'cb' }]);
+    await worker();
+    const id = batchIdOf(Date.now(), () => 0.5);
+    const runs = Array.from({ length: 10 }, () => run('acme', 60, { concurrencyKey: 'acme' }));
+    await p.runs.batches.create({ id, runs, callbacks: { onComplete: { queue: 'cb' } } });
+    const views = await done(runs.map((r) => r.id));
+    expect(views.map((v) => v.run?.status)).toEqual(runs.map(() => 'succeeded'));
+    expect(views.map((v) => v.run?.concurrencyKey)).toEqual(runs.map(() => 'acme'));
+    expect(keyed.max.get('acme')).toBe(2);
+    expect(keyed.log.filter((l) => l.edge === 'start')).toHaveLength(10);
+    await waitFor('the batch fired', async () => (await p.runs.batches.get(id))?.firedAt);
+    expect(await p.runs.batches.get(id)).toMatchObject({ status: 'complete', settled: 10, succeeded: 10 });
+    // Its one callback, in a queue nobody consumes.
+    expect((await p.bull.get('cb').getJobs()).map((j) => j.id)).toEqual([`${id}.complete`]);
     await waitFor('every place freed', async () => (await p.runs.keyed.top('q', 10)).length === 0);
   }, 30_000);
 

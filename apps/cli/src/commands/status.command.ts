@@ -19,9 +19,13 @@ export function queueColumns(ctx: CliContext): Column<Queue>[] {
     { header: 'workers', value: (q) => String(q.workers.length), right: true },
     {
       header: 'concurrency',
-      value: (q) =>
-        `${q.workers.reduce((sum, w) => sum + w.concurrency, 0)}` +
-        (q.policy.globalConcurrency ? ` (max ${q.policy.globalConcurrency})` : ''),
+      value: (q) => {
+        const limits = [
+          ...(q.policy.globalConcurrency ? [`max ${q.policy.globalConcurrency}`] : []),
+          ...(q.policy.concurrencyKey ? [`${q.policy.concurrencyKey.limit} per key`] : []),
+        ];
+        return `${q.workers.reduce((sum, w) => sum + w.concurrency, 0)}${limits.length ? ` (${limits.join(', ')})` : ''}`;
+      },
       right: true,
     },
   ];

@@ -5,6 +5,7 @@ import {
   batchCallbackSchema,
   boundedString,
   MAX_BATCH_RUNS,
+  MAX_CONCURRENCY_KEY_LENGTH,
   MAX_JOB_TYPE_LENGTH,
   NAME_PATTERN,
   prioritySchema,
@@ -18,7 +19,7 @@ const MAX_DELAY_MS = 315_576_000_000;
 
 const queueName = z.string().regex(NAME_PATTERN, { message: 'is not a queue name ([a-z0-9][a-z0-9._-]{0,127})' });
 
-/** One run of a batch: what `POST /jobs` takes, without `runAt` and an idempotency key. */
+/** One run of a batch: what `POST /jobs` takes (its `concurrencyKey` too), without `runAt` and an idempotency key. */
 const batchRunSchema = z.strictObject({
   jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
   payload: z.unknown().refine((v) => v !== undefined, { message: 'is required: the job input as JSON ({} for none)' }),
@@ -26,6 +27,10 @@ const batchRunSchema = z.strictObject({
   delayMs: z.number().int().nonnegative().max(MAX_DELAY_MS).optional(),
   priority: prioritySchema.optional(),
   maxAttempts: z.number().int().min(1).max(1000).optional(),
+  concurrencyKey: boundedString(MAX_CONCURRENCY_KEY_LENGTH)
+    .min(1)
+    .optional()
+    .describe("The run's concurrency key, for a queue whose `concurrencyKey` policy takes it `source: option`"),
 });
 
 /** A run enqueued once when the batch settles: queue (default `default`), job type (default `batch.complete` / `batch.success`), payload. */

@@ -26,7 +26,9 @@ const createBatch = route({
   description:
     `${SETTLED} When the last run settles, \`onComplete\` is enqueued, and \`onSuccess\` too if every run succeeded, ` +
     'each exactly once, with the payload `{batch, on, total, succeeded, parked, canceled, payload}`. Every run is checked ' +
-    'before anything is written (a bad one is a 400 naming it); the batch record is written first, then its runs.',
+    'before anything is written (a bad one is a 400 naming it, a bad concurrency key too); the batch record is written ' +
+    'first, then its runs. A run of a queue with a `concurrencyKey` policy takes its key as in `POST /jobs` and waits ' +
+    'for a free place of its key; it still counts in its batch when it settles.',
   tag: 'runs',
   role: 'operator',
   body: createBatchBody,
@@ -133,6 +135,7 @@ export class BatchesController {
         ...(r.delayMs !== undefined && { delayMs: r.delayMs }),
         ...(r.priority !== undefined && { priority: r.priority }),
         ...(r.maxAttempts !== undefined && { maxAttempts: r.maxAttempts }),
+        ...(r.concurrencyKey !== undefined && { concurrencyKey: r.concurrencyKey }),
       })),
       { ...(body.onComplete && { onComplete: body.onComplete }), ...(body.onSuccess && { onSuccess: body.onSuccess }) },
       req.principal!,

@@ -1,9 +1,11 @@
 import {
   callbacksDue,
   DEFAULT_QUEUE,
+  InvalidPayloadError,
   MAX_BATCH_RUNS,
   MIN_BATCH_KEEP_MS,
   OPEN_BATCH_TTL_MS,
+  resolveConcurrencyKey,
   type BatchCallbackOn,
   type BatchCallbacks,
   type BatchCounts,
@@ -51,10 +53,13 @@ export class BatchStore {
   }
 
   /**
-   * Writes a batch: checks every queue (its runs' and its callbacks'), writes the record (one
-   * MULTI), then its runs (the run writer's enqueueMany: one addBulk per queue). The record comes
-   * first so no run can settle before it exists; a producer that dies between the two leaves an
-   * open batch that expires after 30 days (docs/workloads.md, "Batches").
+   * Writes a batch: checks every queue (its runs' and its callbacks') and the concurrency key of
+   * every run of a keyed queue, writes the record (one MULTI), then its runs (the run writer's
+   * enqueueMany: one addBulk per queue). The record comes first so no run can settle before it
+   * exists; a producer that dies between the two leaves an open batch that expires after 30 days
+   * (docs/workloads.md, "Batches").
+   *
+   * @throws UnknownQueueError, InvalidPayloadError (a key its queue's policy refuses); nothing is written
    */
   async create(batch: NewBatch): Promise<void> {
     const { keys, clock } = this.deps;
@@ -64,8 +69,17 @@ export class BatchStore {
     const queues = new Set(batch.runs.map((r) => r.queue));
     for (const cb of [batch.callbacks.onComplete, batch.callbacks.onSuccess])
       if (cb) queues.add(cb.queue ?? DEFAULT_QUEUE);
+    const policies = new Map<string, Queue>();
+    for (const q of queues) policies.set(q, await this.deps.requireQueue(q));
+    // The run writer refuses a bad key too, but only after the record exists: checked first here,
+    // so a refused batch leaves no open record behind.
+    for (const run of batch.runs) {
+      const policy = policies.get(run.queue)!.concurrencyKey;
+      const resolved = policy && resolveConcurrencyKey(policy, run.payload, run.concurrencyKey);
+      if (resolved && 'issue' in resolved) throw new InvalidPayloadError(run.jobType, [resolved.issue]);
+    }
     let retentionMs = 0;
-    for (const q of queues) retentionMs = Math.max(retentionMs, (await this.deps.requireQueue(q)).retention.ageMs);
+    for (const p of policies.values()) retentionMs = Math.max(retentionMs, p.retention.ageMs);
     const now = clock.now();
     const m = this.redis.multi();
     m.hset(keys.batch(batch.id), {

@@ -7,10 +7,12 @@ import { batchIdOf } from './batch-runs';
  * Writes a batch of checked ad-hoc runs (the client's enqueueBatch, `POST /batches`): its record
  * first, then its runs; answers the batch id. `callbacks` is what the caller gave
  * (`{ onComplete?, onSuccess? }`). Runs of a batch take no idempotency key: the batch is one
- * operation, and retrying it makes another.
+ * operation, and retrying it makes another. A run of a queue with a `concurrencyKey` policy takes
+ * its key as any run does (the payload field, or `run.concurrencyKey` for `source: option`).
  *
- * @throws InvalidOptionsError (no runs or over MAX_BATCH_RUNS, a keyed run, a bad callback),
- *   UnknownQueueError, RedisOutOfMemoryError
+ * @throws InvalidOptionsError (no runs or over MAX_BATCH_RUNS, a run with an idempotency key, a bad
+ *   callback), InvalidPayloadError (a concurrency key its queue refuses), UnknownQueueError,
+ *   RedisOutOfMemoryError
  */
 export async function enqueueBatch(
   batches: BatchStore,
