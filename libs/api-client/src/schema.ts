@@ -1021,6 +1021,7 @@ export interface components {
         | 'unknown-queue'
         | 'not-parked'
         | 'not-awaiting-approval'
+        | 'flow-parent-not-replayable'
         | 'duplicate-override'
         | 'routine-not-triggerable'
         | 'trigger-key-conflict'

@@ -58,6 +58,7 @@ export { RunCheckpoints } from './runs/run-checkpoints';
 // Flows: a run that starts once its children (on any queues) finished.
 export { type FlowChildOutcome, type RunFlows } from './runs/run-flows';
 export { PARENT_CANCELED_REASON } from './runs/run-cancel';
+export { FlowParentNotReplayableError } from './runs/flow-parent-not-replayable.error';
 
 // What a worker reads and writes on a run's job: its data, attempts and cancel requests.
 export {

@@ -91,6 +91,15 @@ describe('flows on real workers: a parent runs once, after its children (real re
       reason: 'child-failed',
       error: { message: `child run ${bad.id} (test.flow, queue etl) failed` },
     });
+    // A replay would run it alone, without its children: refused, and a bulk replay leaves it parked.
+    await expect(p.runs.replayParked('reports', top.id)).rejects.toMatchObject({
+      code: 'flow-parent-not-replayable',
+      child: bad.id,
+    });
+    expect(await p.runs.replayAllParked('reports')).toEqual([]);
+    expect((await p.runs.get(top.id))?.status).toBe('parked');
+    // The failed child itself replays as any parked run.
+    expect((await p.runs.replayParked('etl', bad.id)).replayOf).toBe(bad.id);
   }, 30_000);
 
   it('runs the parent once a child ignored on failure parked, and hands it the failure', async () => {

@@ -56,6 +56,7 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'unknown-queue': { status: 404 },
   'not-parked': { status: 409 },
   'not-awaiting-approval': { status: 409 },
+  'flow-parent-not-replayable': { status: 409 },
   'duplicate-override': { status: 409 },
   'routine-not-triggerable': { status: 409 },
   'routine-archived': { status: 409 },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@drover/config';
 import { Clock } from '@drover/redis';
-import { NotParkedError, RunStore } from '@drover/store';
+import { FlowParentNotReplayableError, NotParkedError, RunStore } from '@drover/store';
 import { ApiEvents, OPERATION_HEARTBEAT_MS, OperationStore, type Operation, type OperationKind } from '@drover/store';
 import { isoOf } from '../http/api-time';
 import { compileParkedFilter, type ParkedFilterInput } from './parked-filter';
@@ -129,7 +129,7 @@ export class ParkedOperations implements OnApplicationShutdown {
       if (op.kind === 'replay') await this.runs.replayParked(op.queue, id);
       else if ((await this.runs.purgeParked(op.queue, id)) === 0) op.skipped++;
     } catch (err) {
-      if (err instanceof NotParkedError) {
+      if (err instanceof NotParkedError || err instanceof FlowParentNotReplayableError) {
         op.skipped++;
         return;
       }

@@ -20,6 +20,7 @@ export const DROVER_ERROR_CODES = [
   'unknown-queue',
   'not-parked',
   'not-awaiting-approval',
+  'flow-parent-not-replayable',
   'duplicate-override',
   'routine-not-triggerable',
   'trigger-key-conflict',

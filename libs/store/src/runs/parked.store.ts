@@ -9,7 +9,8 @@ import type { RunReading } from './run-read-context';
 import { runFromJob, type RunView } from './run-view';
 import type { NewRun } from './new-run';
 import { replayRunOf } from '../run-maker/replay-run';
-import { DroverError } from '@drover/core';
+import { CHILD_FAILED_REASON, DroverError } from '@drover/core';
+import { FlowParentNotReplayableError } from './flow-parent-not-replayable.error';
 
 /** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
 export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };
@@ -166,6 +167,9 @@ export class ParkedRuns {
       throw new NotParkedError(id, queue, status ?? done?.status);
     }
     const parked = runFromJob(queue, job, 'failed', await this.deps.reading.contextOf(queue, [job]))!;
+    if (parked.reason === CHILD_FAILED_REASON) {
+      throw new FlowParentNotReplayableError(id, /child run (\S+)/.exec(parked.error?.message ?? '')?.[1]);
+    }
     const run = replayRunOf(queue, job, parked.createdBy);
     const newId = run.id;
     await this.deps.enqueue(run);
@@ -187,7 +191,8 @@ export class ParkedRuns {
       try {
         out.push(await this.replay(queue, id));
       } catch (err) {
-        if (!(err instanceof NotParkedError)) throw err; // replayed or purged by someone else meanwhile
+        // Replayed or purged by someone else meanwhile; a flow's parent parked for its child stays.
+        if (!(err instanceof NotParkedError) && !(err instanceof FlowParentNotReplayableError)) throw err;
       }
     }
     return out;
