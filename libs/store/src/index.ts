@@ -56,7 +56,7 @@ export { ProducerCodes } from './runs/producer-codes';
 export { RunCheckpoints } from './runs/run-checkpoints';
 
 // Flows: a run that starts once its children (on any queues) finished.
-export { type FlowChildOutcome, type RunFlows } from './runs/run-flows';
+export { type FlowChildOutcome, type NewFlow, type RunFlows } from './runs/run-flows';
 export { PARENT_CANCELED_REASON } from './runs/run-cancel';
 export { FlowParentNotReplayableError } from './runs/flow-parent-not-replayable.error';
 

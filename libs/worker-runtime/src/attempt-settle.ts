@@ -1,4 +1,4 @@
-import { WaitingError, type Job } from 'bullmq';
+import { WaitingChildrenError, WaitingError, type Job } from 'bullmq';
 import { afterFailure, type Queue } from '@drover/core';
 import { canceledMarker, encodeAttempt, runJobDataOf, type AttemptRecord, type RunJobData } from '@drover/store';
 import { attemptError, lostAttempts } from './attempt-errors';
@@ -56,6 +56,9 @@ export async function settleAttempt(
     }
     case 'lease-lost':
       throw new LeaseLostError();
+    case 'waiting-children':
+      // Moved to waiting-children already (ctx.waitForChildren): BullMQ neither completes nor fails it.
+      throw new WaitingChildrenError();
     case 'failed': {
       const now = deps.clock.now();
       const record: AttemptRecord = {

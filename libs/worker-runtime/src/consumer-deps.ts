@@ -30,7 +30,7 @@ export interface ConsumerDeps {
   /** Runs' checkpoints: written by `ctx.checkpoint`, read at the start of an attempt of a run that has one. */
   checkpoints: RunCheckpoints;
   /** A flow's children as their parent's handler reads them (`ctx.children()`). */
-  flows?: Pick<RunFlows, 'outcomes'>;
+  flows?: Pick<RunFlows, 'outcomes' | 'addChildren'>;
   /** How long before its slot an armed run may reach this worker (DROVER_ARM_LEAD_MS). */
   armLeadMs: number;
   /** Starts a buffer-one routine's buffered run once its active run ended (RunStore.startBuffered). */

@@ -1,10 +1,12 @@
 import type { Job } from 'bullmq';
 import { decodeCheckpoint, encodeCheckpoint } from '@drover/core';
 import type { Clock } from '@drover/redis';
-import type { ProducerCodes, RunCheckpoints, RunFlows, RunJobData } from '@drover/store';
+import { runJobDataOf, type ProducerCodes, type RunCheckpoints, type RunFlows, type RunJobData } from '@drover/store';
 import type { AttemptAbort } from './attempt-abort';
 import { CheckpointNotJsonError } from './errors/checkpoint-not-json.error';
 import { CheckpointTooLargeError } from './errors/checkpoint-too-large.error';
+import { WaitingForChildrenError } from './errors/waiting-for-children.error';
+import { childFlows, type ChildRun } from './flow-children';
 import { LeaseLostError } from './errors/lease-lost.error';
 import type { FlowChild, JobContext, RunInfo } from './job-context';
 import { RunLog, type RunLogSink } from './run-log';
@@ -14,8 +16,10 @@ import { runLogger, type RunLogger } from './run-logger';
 export interface CheckpointSink {
   store: Pick<RunCheckpoints, 'save'>;
   clock: Clock;
-  /** A flow's children as their parent reads them (RunFlows.outcomes). */
-  flows?: Pick<RunFlows, 'outcomes'>;
+  /** A flow's children: read by their parent (RunFlows.outcomes), added by a running one (RunFlows.addChildren). */
+  flows?: Pick<RunFlows, 'outcomes' | 'addChildren'>;
+  /** Draws the ids of the children a handler adds. */
+  random?: () => number;
 }
 
 /**
@@ -115,6 +119,29 @@ export class HandlerContext implements JobContext {
     // Only a parent's record lists children: any other run reads nothing.
     if (!this.data.fc?.length || !this.checkpoints.flows) return Promise.resolve([]);
     return this.checkpoints.flows.outcomes(this.job);
+  }
+
+  async addChildren(children: ChildRun[]): Promise<string[]> {
+    const { flows, random, clock } = this.checkpoints;
+    if (!flows || !random || this.token === undefined)
+      throw new Error('ctx.addChildren: this run cannot take children');
+    const made = childFlows(children, { now: clock.now(), random, createdBy: this.run.createdBy ?? '' });
+    await flows.addChildren(this.queue, this.job, made);
+    this.data.fc = runJobDataOf(this.job.data).fc;
+    return made.map((f) => f.run.id);
+  }
+
+  async waitForChildren(): Promise<void> {
+    const data = runJobDataOf(this.job.data);
+    if (!data.fc?.length || this.token === undefined) return;
+    // The attempt ends without settling the run: like a hand-back, it does not count as one, so
+    // the run's handler starts again as the same attempt once its children finished.
+    await this.job.updateData({ ...data, interrupts: (data.interrupts ?? 0) + 1 });
+    if (await this.job.moveToWaitingChildren(this.token)) {
+      throw new WaitingForChildrenError((await this.job.getDependenciesCount({ unprocessed: true })).unprocessed ?? 0);
+    }
+    // Every child had finished already: the attempt goes on.
+    await this.job.updateData(data);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { FlowChildOutcome } from '@drover/store';
+import type { ChildRun } from './flow-children';
 import type { RunSource } from '@drover/core';
 import type { RunLogger } from './run-logger';
 
@@ -65,6 +66,19 @@ export interface JobContext<C = unknown> {
    * without children; one Redis round trip per call.
    */
   children(): Promise<FlowChild[]>;
+  /**
+   * Adds child runs to this running run (each may have children of its own), written together,
+   * and answers their ids. Follow with {@link waitForChildren} to continue once they finished: the
+   * flow's rules hold for them (a parked child parks this run unless `onFailure: 'ignore'`).
+   */
+  addChildren(children: ChildRun[]): Promise<string[]>;
+  /**
+   * Ends this attempt until every child finished, by throwing `WaitingForChildrenError` (let it
+   * through): the handler then starts again from the top, as the same attempt, and reads how they
+   * ended with {@link children}. Record where it was with {@link checkpoint} first, to know it is
+   * continuing. Resolves at once when every child has finished already (or there is none).
+   */
+  waitForChildren(): Promise<void>;
 }
 
 /** How a child of a flow ended, as its parent reads it (see {@link JobContext.children}). */

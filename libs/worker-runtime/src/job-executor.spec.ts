@@ -28,6 +28,8 @@ function run(h: RegisteredHandler, payload: unknown = {}, timeoutMs = 10_000, ab
     checkpoint: async () => undefined,
     lastCheckpoint: undefined,
     children: async () => [],
+    addChildren: async () => [],
+    waitForChildren: async () => undefined,
   };
   return Promise.resolve(executeAttempt({ handler: h, payload, ctx, timeoutMs, abort }));
 }
@@ -174,6 +176,8 @@ describe('executeAttempt with a synchronous handler', () => {
       checkpoint: async () => undefined,
       lastCheckpoint: undefined,
       children: async () => [],
+      addChildren: async () => [],
+      waitForChildren: async () => undefined,
     };
     const outcome = executeAttempt({ handler: handler(() => 'done'), payload: {}, ctx, timeoutMs: 1000, abort });
     expect(outcome).toEqual({ kind: 'succeeded', result: 'done' });

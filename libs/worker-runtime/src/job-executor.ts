@@ -4,6 +4,7 @@ import { JobTimeoutError } from './errors/job-timeout.error';
 import { LeaseLostError } from './errors/lease-lost.error';
 import { isPermanentError } from './errors/permanent.error';
 import { WorkerShutdownError } from './errors/worker-shutdown.error';
+import { WaitingForChildrenError } from './errors/waiting-for-children.error';
 import type { JobContext } from './job-context';
 import type { AttemptAbort } from './attempt-abort';
 import type { RegisteredHandler } from './handler-registry.service';
@@ -16,7 +17,9 @@ export type AttemptOutcome =
   /** The shutdown grace period ended: hand the run back. */
   | { kind: 'interrupted' }
   /** Another worker may hold the run now: record nothing. */
-  | { kind: 'lease-lost' };
+  | { kind: 'lease-lost' }
+  /** The run waits for the children its handler added (ctx.waitForChildren): it starts again after them. */
+  | { kind: 'waiting-children' };
 
 export interface AttemptInput {
   handler: RegisteredHandler;
@@ -53,6 +56,7 @@ function classify(err: unknown, abort: AttemptAbort): AttemptOutcome {
   if (why instanceof JobCanceledError) return { kind: 'canceled', reason: why.reason };
   if (why instanceof WorkerShutdownError) return { kind: 'interrupted' };
   if (why instanceof LeaseLostError) return { kind: 'lease-lost' };
+  if (err instanceof WaitingForChildrenError) return { kind: 'waiting-children' };
   return failed(err, isPermanentError(err) ? 'permanent' : 'error');
 }
 

@@ -61,7 +61,7 @@ export class QueueConsumer {
   ) {
     this.held = new HeldRuns(policy.concurrency, deps.clock, deps.armLeadMs + HOLD_SKEW_MS);
     this.logSink = runLogSink(policy, deps);
-    this.checkpointSink = { store: deps.checkpoints, clock: deps.clock, flows: deps.flows };
+    this.checkpointSink = { store: deps.checkpoints, clock: deps.clock, flows: deps.flows, random: deps.random };
     this.settling = { clock: deps.clock, random: deps.random, instanceId: deps.instanceId, policy };
   }
 

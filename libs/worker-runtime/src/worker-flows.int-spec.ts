@@ -160,6 +160,33 @@ describe('flows on real workers: a parent runs once, after its children (real re
     expect(flowLog.edges.slice(before)).toEqual([]);
   }, 30_000);
 
+  it('a running handler adds children, waits, and continues once they finished, as the same attempt', async () => {
+    const fan = newRun(`a-flow-${++seq}-fan`, 'test.fanout', {
+      queue: 'reports',
+      payload: { name: 'fan', n: 3, queue: 'etl' },
+      freshId: true,
+    });
+    await p.runs.enqueue(fan);
+    await startWorkers();
+    await waitFor('the fan-out run to succeed', async () => (await p.runs.get(fan.id))?.status === 'succeeded', {
+      timeoutMs: 15_000,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const at = (e: string) => flowLog.edges.indexOf(e);
+    // Started twice, both as attempt 1; continued only after every child ended; each child once.
+    expect(flowLog.edges.filter((e) => e.startsWith('start:fan:'))).toEqual(['start:fan:1', 'start:fan:1']);
+    expect(count('end:fan')).toBe(1);
+    for (const i of [0, 1, 2]) {
+      expect(count(`start:fan.${i}`)).toBe(1);
+      expect(at('end:fan')).toBeGreaterThan(at(`end:fan.${i}`));
+    }
+    const view = await p.runs.get(fan.id);
+    expect(view).toMatchObject({ attempt: 1, result: { made: ['fan.0', 'fan.1', 'fan.2'] } });
+    expect(view?.flow?.children?.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const child = await p.runs.get(view!.flow!.children![0]!.id);
+    expect(child?.flow).toEqual({ parent: { id: fan.id, queue: 'reports' }, onFailure: 'fail' });
+  }, 30_000);
+
   it('refuses a flow it cannot honour, writing none of it', async () => {
     const top = node('top', 'reports');
     const child = node('child', 'keyed');

@@ -82,6 +82,7 @@ export const ERROR_ANSWERS: Record<DroverErrorCode, ErrorAnswer | null> = {
   'job-timeout': null,
   'job-canceled': null,
   'lease-lost': null,
+  'waiting-for-children': null,
   'worker-shutdown': null,
   'checkpoint-not-json': null,
   'checkpoint-too-large': null,

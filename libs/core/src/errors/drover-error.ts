@@ -46,6 +46,7 @@ export const DROVER_ERROR_CODES = [
   'worker-shutdown',
   'checkpoint-not-json',
   'checkpoint-too-large',
+  'waiting-for-children',
   // builtins
   'outbound-refused',
 ] as const;

@@ -86,33 +86,40 @@ export class RunFlows {
    */
   async add(flow: NewFlow): Promise<void> {
     const policies: Policies = new Map();
-    const visit = async (node: NewFlow): Promise<FlowShape> => {
-      this.deps.writer.checkPayload(node.run);
-      const policy = await this.policyOf(node.run.queue, policies);
-      const children = await Promise.all((node.children ?? []).map(visit));
-      return {
-        queue: node.run.queue,
-        ...(node.at !== undefined && { at: node.at }),
-        delayed: !!node.run.delayMs && node.run.delayMs > 0,
-        gated: !!(policy.def.approval || node.run.approval) && !!approvalFor(policy.def.approval, node.run.approval),
-        keyed: !!policy.def.concurrencyKey,
-        ...(children.length && { children }),
-      };
-    };
-    const shape = await visit(flow);
+    const shape = await this.shapeOf(flow, policies);
     const issues = flowShapeIssues(shape, { oneQueue: this.deps.connections.isCluster });
     if (issues.length) throw new InvalidOptionsError('enqueueFlow', issues);
-    for (const [queue, facts] of policies) {
-      if (facts.ranked || !this.someRanked(flow, queue)) continue;
-      await this.deps.queues.markRanked(queue);
-      facts.ranked = true;
-    }
+    await this.markRanked([flow], policies);
     const wait = this.deps.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
     await this.flowProducer()
       .add(this.tree(flow, policies) as FlowJob)
       .catch(RedisOutOfMemoryError.rethrow);
     if (ticket) await wait.confirm(ticket, `flow ${flow.run.id}`);
+  }
+
+  /** Checks each run's payload and reads its queue's policy: the shape core's flowShapeIssues checks. */
+  private async shapeOf(node: NewFlow, policies: Policies): Promise<FlowShape> {
+    this.deps.writer.checkPayload(node.run);
+    const policy = await this.policyOf(node.run.queue, policies);
+    const children = await Promise.all((node.children ?? []).map((c) => this.shapeOf(c, policies)));
+    return {
+      queue: node.run.queue,
+      ...(node.at !== undefined && { at: node.at }),
+      delayed: !!node.run.delayMs && node.run.delayMs > 0,
+      gated: !!(policy.def.approval || node.run.approval) && !!approvalFor(policy.def.approval, node.run.approval),
+      keyed: !!policy.def.concurrencyKey,
+      ...(children.length && { children }),
+    };
+  }
+
+  /** Marks ranked each queue that receives a run of another rank than the default (see RunWriter.enqueueMany). */
+  private async markRanked(nodes: readonly NewFlow[], policies: Policies): Promise<void> {
+    for (const [queue, facts] of policies) {
+      if (facts.ranked || !nodes.some((n) => this.someRanked(n, queue))) continue;
+      await this.deps.queues.markRanked(queue);
+      facts.ranked = true;
+    }
   }
 
   private async policyOf(queue: string, policies: Policies): Promise<{ def: Queue; ranked: boolean }> {
@@ -131,7 +138,7 @@ export class RunFlows {
   }
 
   /** The BullMQ flow of a checked flow: each node the job RunWriter makes of its run, and its place. */
-  private tree(node: NewFlow, policies: Policies, parent?: NewRun): FlowJob | FlowJobNode {
+  private tree(node: NewFlow, policies: Policies, parent?: { queue: string; id: string }): FlowJob | FlowJobNode {
     const facts = policies.get(node.run.queue)!;
     const { name, data, opts } = this.deps.writer.job(node.run, facts.def, facts.ranked);
     const record: RunJobData = data;
@@ -153,6 +160,36 @@ export class RunFlows {
       opts: { ...opts, ...failure },
       ...(children.length && { children: children.map((c) => this.tree(c, policies, node.run) as FlowJobNode) }),
     } as FlowJob;
+  }
+
+  /**
+   * Adds children to a running run (`ctx.addChildren`), each with its own children if given, in one
+   * transaction, and lists them in the parent's record first (so a child that ends at once is one
+   * the parent reads). The parent then waits for them with BullMQ's moveToWaitingChildren.
+   *
+   * @throws InvalidPayloadError, InvalidOptionsError (a parent on a queue with concurrency keys, a
+   *   shape core's flowShapeIssues refuses), UnknownQueueError, RedisOutOfMemoryError
+   */
+  async addChildren(queue: string, parent: Job, children: NewFlow[]): Promise<void> {
+    const policies: Policies = new Map();
+    const parentPolicy = await this.policyOf(queue, policies);
+    const shapes = await Promise.all(children.map((c) => this.shapeOf(c, policies)));
+    const shape: FlowShape = { queue, keyed: !!parentPolicy.def.concurrencyKey, children: shapes };
+    const issues = flowShapeIssues(shape, { oneQueue: this.deps.connections.isCluster });
+    if (issues.length) throw new InvalidOptionsError('addChildren', issues);
+    await this.markRanked(children, policies);
+    const data = runJobDataOf(parent.data);
+    const listed: [string, string, string][] = children.map((c) => [c.run.queue, c.run.id, c.run.jobType]);
+    await parent.updateData({ ...data, fc: [...(data.fc ?? []), ...listed] });
+    const ref = { id: parent.id!, queue: parent.queueQualifiedName };
+    const flows = children.map((c) => {
+      const node = this.tree(c, policies, { queue, id: parent.id! }) as FlowJob;
+      return { ...node, opts: { ...node.opts, parent: ref } } as FlowJob;
+    });
+    const wait = this.deps.connections.replicaWait;
+    const ticket = wait.enabled ? wait.begin() : undefined;
+    await this.flowProducer().addBulk(flows).catch(RedisOutOfMemoryError.rethrow);
+    if (ticket) await wait.confirm(ticket, `children of ${parent.id}`);
   }
 
   private flowProducer(): CompactFlowProducer {

@@ -185,8 +185,34 @@ class FlowHandler {
   }
 }
 
+/**
+ * Adds `n` `test.flow` children (named `<name>.<i>`) on `queue` and waits for them; started again
+ * (its checkpoint says so), answers what they made. Logs `start:<name>:<attempt>` and `end:<name>`.
+ */
+@JobHandler('test.fanout')
+class FanoutHandler {
+  async handle(p: { name: string; n: number; queue: string }, ctx: JobContext<{ added: string[] }>) {
+    flowLog.edges.push(`start:${p.name}:${ctx.run.attempt}`);
+    if (!ctx.lastCheckpoint) {
+      const added = await ctx.addChildren(
+        Array.from({ length: p.n }, (_, i) => ({
+          jobType: 'test.flow',
+          queue: p.queue,
+          payload: { name: `${p.name}.${i}`, ms: 100 },
+        })),
+      );
+      await ctx.checkpoint({ added });
+      await ctx.waitForChildren();
+    }
+    const children = await ctx.children();
+    flowLog.edges.push(`end:${p.name}`);
+    return { made: children.map((c) => (c.result as { made: string }).made) };
+  }
+}
+
 @Module({
   providers: [
+    FanoutHandler,
     FlowHandler,
     KeyedHandler,
     EchoHandler,
