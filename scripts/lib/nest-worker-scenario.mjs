@@ -115,6 +115,29 @@ export async function testNestWorker({ work, tarballs, relock, testing, redis, p
       'the tally run',
     );
 
+    step('example.sum-up: a run adds children, waits, and continues with their results');
+    const { runId: sum } = await call('POST', '/jobs', {
+      jobType: 'example.sum-up',
+      queue: 'greetings',
+      payload: { counts: [10, 20, 30] },
+    });
+    const summed = await finished(sum);
+    same(
+      {
+        status: summed.status,
+        attempt: summed.attempt,
+        result: summed.result,
+        children: summed.flow?.children?.map((c) => c.status),
+      },
+      {
+        status: 'succeeded',
+        attempt: 1,
+        result: { total: 55 + 210 + 465, children: 3 },
+        children: ['succeeded', 'succeeded', 'succeeded'],
+      },
+      'the sum-up run',
+    );
+
     step('the worker app’s /metrics carries the drover_* series');
     const metrics = await (await fetch(`${worker.baseUrl}/metrics`)).text();
     for (const status of ['succeeded', 'retried', 'parked']) {
