@@ -24,6 +24,7 @@ describe('flows on real workers: a parent runs once, after its children (real re
       { name: 'etl', concurrency: 4, maxAttempts: 1 },
       { name: 'mail', maxAttempts: 1 },
       { name: 'keyed', concurrencyKey: { source: 'payload.name', limit: 1 } },
+      { name: 'gated', maxAttempts: 1, approval: { required: true } },
     ]);
   });
 
@@ -185,6 +186,29 @@ describe('flows on real workers: a parent runs once, after its children (real re
     expect(view?.flow?.children?.map((c) => c.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     const child = await p.runs.get(view!.flow!.children![0]!.id);
     expect(child?.flow).toEqual({ parent: { id: fan.id, queue: 'reports' }, onFailure: 'fail' });
+  }, 30_000);
+
+  it('a gated leaf holds its parent until it is decided: approved it runs first, rejected it counts as canceled', async () => {
+    const top = node('top', 'reports');
+    const yes = node('yes', 'gated');
+    const no = node('no', 'gated');
+    await enqueueFlow(p.runs.flows, item(top, [item(yes), item(no)]));
+    await startWorkers('reports,etl,mail,gated');
+    expect((await p.runs.get(yes.id))?.status).toBe('awaiting-approval');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(count('start:top')).toBe(0);
+    await p.runs.approvals.approve(yes.id, { by: 'alice' });
+    await p.runs.approvals.reject(no.id, { by: 'alice', reason: 'not today' });
+    await waitFor('the top run to succeed', async () => (await p.runs.get(top.id))?.status === 'succeeded', {
+      timeoutMs: 15_000,
+    });
+    expect(count('start:yes')).toBe(1);
+    expect(count('start:no')).toBe(0);
+    expect(flowLog.edges.indexOf('start:top')).toBeGreaterThan(flowLog.edges.indexOf('end:yes'));
+    expect(flowLog.children.get('top')).toEqual([
+      { id: yes.id, queue: 'gated', jobType: 'test.flow', status: 'succeeded', result: { made: 'yes' } },
+      { id: no.id, queue: 'gated', jobType: 'test.flow', status: 'canceled', reason: 'not today' },
+    ]);
   }, 30_000);
 
   it('refuses a flow it cannot honour, writing none of it', async () => {
