@@ -1182,7 +1182,7 @@ export interface components {
       /** @description Listings only: parts of the run left out of this item (or, for `errors`, cut to the newest attempts) because they are longer than 16 KiB; GET /runs/{id} answers the run whole */
       omitted?: {
         /** @enum {string} */
-        field: 'payload' | 'result' | 'errors' | 'progress' | 'error';
+        field: 'payload' | 'result' | 'errors' | 'progress' | 'error' | 'children';
         /** @description Its size as stored (for a payload: about) */
         bytes: number;
       }[];

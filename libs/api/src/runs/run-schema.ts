@@ -157,7 +157,7 @@ export const RunSchema = named(
     omitted: z
       .array(
         z.object({
-          field: z.enum(['payload', 'result', 'errors', 'progress', 'error']),
+          field: z.enum(['payload', 'result', 'errors', 'progress', 'error', 'children']),
           bytes: z.number().int().describe('Its size as stored (for a payload: about)'),
         }),
       )

@@ -2,7 +2,8 @@
   Reads job hashes for a listing without letting a large value out of Redis. For each key it
   answers the hash as HGETALL would, except for a value longer than the inline cap (HSTRLEN, so
   a large value is never loaded into this script either unless it must be reshaped):
-    data        the run's record (JSON): decoded, its `payload` dropped, encoded again
+    data        the run's record (JSON): decoded, a flow parent's list of children (`fc`) dropped,
+                then its `payload` if still over the cap, encoded again
     returnvalue left out
     stacktrace  (a JSON array of strings, the attempt log) cut to its newest entries that fit;
                 if even the newest does not fit, each string of it is cut
@@ -15,7 +16,7 @@
     ARGV[1]    inline cap, bytes
 
   Output: per key (in order) { { field, value, ... }, { what, bytes, ... } }
-    where `what` is "payload" (dropped from data), "data" (data left out: not a JSON object, or
+    where `what` is "payload" (dropped from data), "children" (a flow's list dropped from data), "data" (data left out: not a JSON object, or
     still over the cap without its payload), "returnvalue", "stacktrace" or another field name.
     A missing key answers { {}, {} }.
 ]]
@@ -28,14 +29,23 @@ local function cut(s, n)
   return string.sub(s, 1, n)
 end
 
--- The run's record without its payload, or nil when it cannot be reshaped within the cap.
+-- The run's record within the cap: a flow parent's list of children (`fc`) goes first, then the
+-- payload; nil when even that is over. Also answers the bytes the list took (0 when it stayed) and
+-- whether the payload went.
 local function leanData(raw)
   local ok, rec = pcall(cjson.decode, raw)
-  if not ok or type(rec) ~= "table" or rec["payload"] == nil then return nil end
+  if not ok or type(rec) ~= "table" or rec["payload"] == nil then return nil, 0, false end
+  local children = 0
+  if rec["fc"] ~= nil then
+    rec["fc"] = nil
+    local out = cjson.encode(rec)
+    children = math.max(0, #raw - #out)
+    if #out <= cap then return out, children, false end
+  end
   rec["payload"] = nil
   local out = cjson.encode(rec)
-  if #out > cap then return nil end
-  return out
+  if #out > cap then return nil, 0, false end
+  return out, children, true
 end
 
 -- The newest entries of the attempt log that fit within the cap.
@@ -77,10 +87,17 @@ for i = 1, #KEYS do
     if len <= cap then
       value = rcall("HGET", key, field)
     elseif field == "data" then
-      value = leanData(rcall("HGET", key, field))
+      local children, payloadGone
+      value, children, payloadGone = leanData(rcall("HGET", key, field))
       if value then
-        omitted[#omitted + 1] = "payload"
-        omitted[#omitted + 1] = math.max(0, len - #value)
+        if payloadGone then
+          omitted[#omitted + 1] = "payload"
+          omitted[#omitted + 1] = math.max(0, len - #value - children)
+        end
+        if children > 0 then
+          omitted[#omitted + 1] = "children"
+          omitted[#omitted + 1] = children
+        end
       else
         value = "{}"
         omitted[#omitted + 1] = "data"

@@ -158,4 +158,18 @@ describe.each([false, true])('lean job reads against a real redis-server (cluste
     expect(listed.payload).toBeUndefined();
     expect((await runs.get(large.id!))!.payload).toEqual({ blob: big(200 * KiB) });
   });
+
+  it("lists a flow's parent with 999 children without their list (read alone, it has them all)", async () => {
+    const { runs } = stores;
+    const child = (i: number): NewRun => run(`a-flow-child-${String(i).padStart(4, '0')}`, { freshId: true });
+    const children = Array.from({ length: 999 }, (_, i) => ({ run: child(i) }));
+    await runs.flows.add({ run: run('a-flow-parent', { freshId: true, payload: { month: '2026-11' } }), children });
+    const listed = (await runs.listRecent({ queue: 'q', limit: 2000 })).find((v) => v.id === 'a-flow-parent')!;
+    // Still Drover's run (its source and payload kept), its children's list left out and said so.
+    expect(listed).toMatchObject({ source: 'api', payload: { month: '2026-11' }, waitingForChildren: true });
+    expect(listed.flow).toBeUndefined();
+    expect(listed.omitted).toEqual([{ field: 'children', bytes: expect.any(Number) }]);
+    expect(listed.omitted![0]!.bytes).toBeGreaterThan(16 * KiB);
+    expect((await runs.get('a-flow-parent'))!.flow!.children).toHaveLength(999);
+  }, 30_000);
 });

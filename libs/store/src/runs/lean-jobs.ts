@@ -16,8 +16,8 @@ const BATCH = 100;
 
 /** A part of a run a listing left out (or cut) because it is longer than {@link INLINE_CAP_BYTES}. */
 export interface OmittedPart {
-  /** `payload`, `result`, `errors` (older attempts left out, long texts cut) or `progress`. */
-  field: 'payload' | 'result' | 'errors' | 'progress' | 'error';
+  /** `payload`, `result`, `errors` (older attempts left out, long texts cut), `progress`, or a flow parent's `children`. */
+  field: 'payload' | 'result' | 'errors' | 'progress' | 'error' | 'children';
   /** Its size as stored, bytes (for the payload: about, the size of the record's rest deducted). */
   bytes: number;
 }
@@ -30,6 +30,7 @@ const PART_OF: Record<string, OmittedPart['field']> = {
   stacktrace: 'errors',
   progress: 'progress',
   failedReason: 'error',
+  children: 'children',
 };
 
 export interface LeanJob {

@@ -12,8 +12,9 @@ const STATES_OF: Record<RunStatus, (JobState & BullJobState)[]> = {
   scheduled: ['delayed'],
   // A gated run is held back (delayed) until an operator decides or its expiry releases it.
   'awaiting-approval': ['delayed'],
-  // A retry waiting out its backoff is delayed but still `queued`.
-  queued: ['waiting', 'prioritized', 'delayed'],
+  // A retry waiting out its backoff is delayed but still `queued`, and so is a flow's parent
+  // waiting for its children.
+  queued: ['waiting', 'prioritized', 'delayed', 'waiting-children'],
   running: ['active'],
   succeeded: ['completed'],
   canceled: ['completed'],
@@ -21,7 +22,15 @@ const STATES_OF: Record<RunStatus, (JobState & BullJobState)[]> = {
   failed: [],
   skipped: [],
 };
-const ALL_STATES: (JobState & BullJobState)[] = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'];
+const ALL_STATES: (JobState & BullJobState)[] = [
+  'waiting',
+  'prioritized',
+  'delayed',
+  'waiting-children',
+  'active',
+  'completed',
+  'failed',
+];
 
 export interface QueueRunsQuery {
   /** Only runs with this status. */
