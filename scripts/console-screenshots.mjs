@@ -142,6 +142,24 @@ try {
     runs: Array.from({ length: 8 }, () => ({ jobType: 'noop', payload: {}, delayMs: 3_600_000 })),
     onComplete: { jobType: 'noop' },
   });
+  // A flow whose top run waits: children done, one parked (ignored), one delayed an hour, one with a child of its own.
+  const flowRuns = (
+    await call('POST', '/flows', {
+      runs: [
+        { jobType: 'noop', queue: 'reports', payload: { month: '2026-11' } },
+        { jobType: 'sleep', payload: { ms: 400 }, parent: 0 },
+        { jobType: 'sleep', payload: { ms: 200 }, parent: 0, delayMs: 3_600_000 },
+        {
+          jobType: 'http.request',
+          payload: { url: 'http://127.0.0.1:9/ledger' },
+          parent: 0,
+          onFailure: 'ignore',
+        },
+        { jobType: 'noop', payload: {}, parent: 0 },
+        { jobType: 'sleep', payload: { ms: 300 }, parent: 4 },
+      ],
+    })
+  ).runs;
   await sleep(12_000); // a few heartbeats and slow ticks, and the reports done
 
   mkdirSync(out, { recursive: true });
@@ -172,6 +190,7 @@ try {
     ['plan', '/plan'],
     ['batches', '/batches'],
     ['batch-detail', `/batches/${batchId}`],
+    ['flow', `/runs/${flowRuns[0]}`],
   ];
   for (const [name, path] of pages) {
     if (!wanted(name)) continue;
@@ -179,6 +198,8 @@ try {
     await page.locator('h1').waitFor();
     // The overview's charts load after its counts.
     if (name === 'overview') await page.locator('figure.tchart').first().waitFor();
+    // A flow's parent with a child's own children opened.
+    if (name === 'flow') await page.getByRole('button', { name: `children of ${flowRuns[4]}` }).click();
     await shot(name);
   }
   // The actions: a routine's new form, an edit as YAML and its diff before saving, a backfill's preview, an ad-hoc job.

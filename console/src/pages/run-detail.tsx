@@ -4,6 +4,7 @@ import { api, errorText, ok, type Run } from '../api';
 import { ApprovalActions, ApprovalFact } from '../components/approval';
 import { ErrorNote, Page, REDECIDED_NOTE, Status, Time } from '../components/bits';
 import { Link } from '../components/link';
+import { RunFlowFacts } from '../components/run-flow';
 import { RunLogs } from '../components/run-logs';
 import { duration, json, progressPercent, redecided, runDuration, when } from '../format';
 import { useResource } from '../resource';
@@ -237,6 +238,7 @@ export function RunDetail({ id }: { id: string }) {
                 </dd>
               </>
             )}
+            {run.flow && <RunFlowFacts run={run} />}
           </dl>
           <RunLogs id={run.id} />
           <h2>Payload</h2>
