@@ -199,7 +199,7 @@ try {
     // The overview's charts load after its counts.
     if (name === 'overview') await page.locator('figure.tchart').first().waitFor();
     // A flow's parent with a child's own children opened.
-    if (name === 'flow') await page.getByRole('button', { name: `children of ${flowRuns[4]}` }).click();
+    if (name === 'flow') await page.getByRole('button', { name: `child of ${flowRuns[4]}` }).click();
     await shot(name);
   }
   // The actions: a routine's new form, an edit as YAML and its diff before saving, a backfill's preview, an ad-hoc job.

@@ -101,10 +101,10 @@ describe('web console: flows (chromium, real api + worker)', () => {
     await item(page, top!, gated!).getByText('noop on gated succeeded').waitFor();
     expect(await page.getByTestId('run-status').getByText('queued').count()).toBe(1);
 
-    // The next level is read when opened.
-    await page.getByRole('button', { name: `children of ${gated}` }).click();
-    await item(page, top!, gated!).getByText('No children of its own.').waitFor();
-    await page.getByRole('button', { name: `children of ${mid}` }).click();
+    // A leaf has nothing to open and an ignored child says so; the next level is read when opened.
+    expect(await page.getByRole('button', { name: `of ${gated}` }).count()).toBe(0);
+    await item(page, top!, ignored!).getByText('(its failure is ignored)').waitFor();
+    await page.getByRole('button', { name: `1 child of ${mid}` }).click();
     await item(page, mid!, leaf!).getByText('noop on gated awaiting-approval').waitFor();
     await axeClean(page);
 

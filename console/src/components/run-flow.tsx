@@ -102,10 +102,15 @@ function ChildItem({ child, failed }: { child: Child; failed: boolean }) {
     <li data-testid="flow-child">
       <RunLink id={child.id} /> {child.jobType} <span class="muted">on {child.queue}</span>{' '}
       {child.status ? <Status status={child.status} /> : <span class="muted">(removed by its retention)</span>}
+      {child.onFailure === 'ignore' && <span class="muted small"> (its failure is ignored)</span>}
       {failed && <strong> parked its parent</strong>}{' '}
-      <button type="button" class="link small" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <span aria-hidden="true">{open ? '▾' : '▸'} </span>children<span class="sr-only"> of {child.id}</span>
-      </button>
+      {(child.children ?? 0) > 0 && (
+        <button type="button" class="link small" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <span aria-hidden="true">{open ? '▾' : '▸'} </span>
+          {plural(child.children!, 'child', 'children')}
+          <span class="sr-only"> of {child.id}</span>
+        </button>
+      )}
       {open && <SubTree id={child.id} />}
     </li>
   );

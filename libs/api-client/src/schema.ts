@@ -1075,6 +1075,13 @@ export interface components {
           | 'canceled'
           | 'skipped'
           | 'parked';
+        /**
+         * @description What its parking does to this run (`fail`: parks it; `ignore`); GET /runs/{id} only
+         * @enum {string}
+         */
+        onFailure?: 'fail' | 'ignore';
+        /** @description How many children of its own it has (0 for a leaf); GET /runs/{id} only */
+        children?: number;
       }[];
     };
     RunApproval: {

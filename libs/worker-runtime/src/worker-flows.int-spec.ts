@@ -55,8 +55,8 @@ describe('flows on real workers: a parent runs once, after its children (real re
     const waiting = await p.runs.get(top.id);
     expect(waiting).toMatchObject({ status: 'queued', waitingForChildren: true });
     expect(waiting?.flow?.children).toEqual([
-      { id: mid.id, queue: 'etl', jobType: 'test.flow', status: 'queued' },
-      { id: side.id, queue: 'mail', jobType: 'test.flow', status: 'queued' },
+      { id: mid.id, queue: 'etl', jobType: 'test.flow', status: 'queued', onFailure: 'fail', children: 2 },
+      { id: side.id, queue: 'mail', jobType: 'test.flow', status: 'queued', onFailure: 'fail', children: 0 },
     ]);
     await startWorkers();
     await waitFor('the top run to succeed', async () => (await p.runs.get(top.id))?.status === 'succeeded', {

@@ -67,7 +67,12 @@ export function renderChildren(ctx: CliContext, run: Run): string {
   const lines = ['', ctx.colors.bold('children')];
   for (const c of children) {
     const status = c.status ? ctx.colors.status(c.status) : ctx.colors.dim('(gone)');
-    lines.push(`  ${c.id}  ${c.jobType}  ${ctx.colors.dim(c.queue)}  ${status}`);
+    const notes = [
+      ...(c.onFailure === 'ignore' ? ['its failure is ignored'] : []),
+      ...(c.children ? [`${c.children} ${c.children === 1 ? 'child' : 'children'}`] : []),
+    ];
+    const tail = notes.length ? ctx.colors.dim(`  (${notes.join('; ')})`) : '';
+    lines.push(`  ${c.id}  ${c.jobType}  ${ctx.colors.dim(c.queue)}  ${status}${tail}`);
   }
   return lines.join('\n') + '\n';
 }

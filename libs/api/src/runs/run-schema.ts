@@ -45,6 +45,15 @@ export const RunFlowSchema = named(
             .enum(RUN_STATUSES)
             .optional()
             .describe('GET /runs/{id} only (never in a listing); absent for a child removed by its retention'),
+          onFailure: z
+            .enum(FLOW_CHILD_FAILURES)
+            .optional()
+            .describe('What its parking does to this run (`fail`: parks it; `ignore`); GET /runs/{id} only'),
+          children: z
+            .number()
+            .int()
+            .optional()
+            .describe('How many children of its own it has (0 for a leaf); GET /runs/{id} only'),
         }),
       )
       .optional()

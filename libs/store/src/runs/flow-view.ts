@@ -8,6 +8,10 @@ export interface FlowChildView {
   jobType: string;
   /** Absent in a listing, and for a child gone without a record (removed by its queue's retention). */
   status?: RunStatus;
+  /** What its failure does to this parent; read with the parent alone, like `status`. */
+  onFailure?: FlowChildFailure;
+  /** How many children of its own it has (0 for a leaf); read with the parent alone, like `status`. */
+  children?: number;
 }
 
 /** A run's place in a flow: its parent, what its failure does to that parent, its children. */

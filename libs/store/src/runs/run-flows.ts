@@ -208,7 +208,11 @@ export class RunFlows {
     return Promise.all(
       children.map(async (c) => {
         const view = (await this.deps.view(c.queue, c.id)) ?? (await this.deps.tombstones.get(c.id));
-        return view ? { ...c, status: view.status as RunStatus } : c;
+        if (!view) return c;
+        const described: FlowChildView = { ...c, status: view.status as RunStatus };
+        if (view.flow?.onFailure) described.onFailure = view.flow.onFailure;
+        described.children = view.flow?.children?.length ?? 0;
+        return described;
       }),
     );
   }
