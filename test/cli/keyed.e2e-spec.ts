@@ -17,6 +17,7 @@ describe('drover queues: per-key limit and busiest keys (real api)', () => {
         queues: [
           { name: 'default', concurrency: 5 },
           { name: 'exports', concurrency: 4, concurrencyKey: { source: 'payload.tenant', limit: 2 } },
+          { name: 'tenants', concurrency: 4, concurrencyKey: { source: 'option', limit: 1 } },
         ],
       },
     });
@@ -73,5 +74,20 @@ describe('drover queues: per-key limit and busiest keys (real api)', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^exports\s+running\s.*\s0 \(2 per key\)$/m);
     expect(res.stdout).toMatch(/^default\s+running\s.*\s0$/m);
+  });
+
+  it("enqueues a run with its concurrency key (--concurrency-key), held behind the key's place", async () => {
+    const operator = droverAs(api, 'operator');
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await operator(['-o', 'json', 'enqueue', 'noop', '--queue', 'tenants', '--concurrency-key', 'acme']);
+      expect(res.code).toBe(0);
+      ids.push((JSON.parse(res.stdout) as { runId: string }).runId);
+    }
+    const held = await viewer(['runs', 'get', ids[1]!]);
+    expect(held.stdout).toMatch(/^concurrency key\s+acme \(waiting for a place\)$/m);
+    const missing = await operator(['enqueue', 'noop', '--queue', 'tenants']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/concurrencyKey/);
   });
 });

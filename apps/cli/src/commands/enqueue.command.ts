@@ -15,6 +15,7 @@ export function registerEnqueue(program: Command, ctx: CliContext): void {
     .addOption(new Option('--priority <priority>', 'low, medium, high or -1000…1000'))
     .option('--max-attempts <n>', 'attempts before it is parked')
     .option('--key <key>', 'idempotency key: the same key gives the same run, once')
+    .option('--concurrency-key <key>', "the run's key on a queue limiting runs per key (concurrencyKey source: option)")
     .option('-w, --wait', 'follow the run until it ends; exit 1 unless it succeeded')
     .option('--timeout <duration>', 'with --wait: give up waiting after this long')
     .addHelpText(
@@ -22,7 +23,8 @@ export function registerEnqueue(program: Command, ctx: CliContext): void {
       `
 Examples:
   drover enqueue http.request --payload '{"url":"http://127.0.0.1:8080/hook"}' --wait
-  drover enqueue reports.generate --payload '{"day":"2026-05-01"}' --at 10m --key report-2026-05-01`,
+  drover enqueue reports.generate --payload '{"day":"2026-05-01"}' --at 10m --key report-2026-05-01
+  drover enqueue exports.build --queue exports --concurrency-key acme`,
     )
     .action(
       async (
@@ -34,6 +36,7 @@ Examples:
           priority?: string;
           maxAttempts?: string;
           key?: string;
+          concurrencyKey?: string;
           wait?: boolean;
           timeout?: string;
         },
@@ -55,6 +58,7 @@ Examples:
               runAt: o.at ? parseInstant(o.at, '--at', ctx.io.now()) : undefined,
               priority,
               maxAttempts: o.maxAttempts ? parseCount(o.maxAttempts, '--max-attempts', 1000) : undefined,
+              concurrencyKey: o.concurrencyKey,
             },
           }),
         );
