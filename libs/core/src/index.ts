@@ -74,3 +74,4 @@ export * from './errors/unknown-job-type.error';
 export * from './errors/idempotency-key-conflict.error';
 export * from './errors/redis-out-of-memory.error';
 export * from './flow/flow';
+export * from './stats/queue-stats-tally';

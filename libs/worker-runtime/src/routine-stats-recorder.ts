@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { QueueObservation, StatsObservation } from '@drover/core';
+import { QueueStatsTally, type QueueObservation, type StatsObservation } from '@drover/core';
 import type { Clock } from '@drover/redis';
 import type { QueueStatsBatch, QueueStatsStore, RoutineStatsStore, StatsBatch } from '@drover/store';
 
@@ -15,7 +15,8 @@ export const STATS_FLUSH_MS = 1_000;
  */
 export class RoutineStatsRecorder {
   private batch: StatsBatch = new Map();
-  private queueBatch: QueueStatsBatch = new Map();
+  /** Queue observations per minute, made into the queue stats' hash increments at each flush. */
+  private readonly queueTally = new QueueStatsTally();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -32,7 +33,7 @@ export class RoutineStatsRecorder {
 
   /** One attempt of a run of `queue` settled (or first started, for its lateness). */
   observeQueue(queue: string, obs: QueueObservation): void {
-    this.queueStore.add(this.queueBatch, queue, this.clock.now(), obs);
+    this.queueTally.add(queue, this.clock.now(), obs);
   }
 
   /** A run's first attempt started `latenessMs` late: counted for its queue, and for its routine if it ran a slot. */
@@ -54,11 +55,11 @@ export class RoutineStatsRecorder {
   }
 
   async flush(): Promise<void> {
-    if (this.batch.size === 0 && this.queueBatch.size === 0) return;
+    if (this.batch.size === 0 && this.queueTally.size === 0) return;
     const batch = this.batch;
-    const queueBatch = this.queueBatch;
+    const queueBatch: QueueStatsBatch = new Map();
+    for (const t of this.queueTally.drain()) this.queueStore.add(queueBatch, t.queue, t.at, t.obs, t.count);
     this.batch = new Map();
-    this.queueBatch = new Map();
     try {
       await this.store.flush(batch, queueBatch.size ? (pipe) => this.queueStore.write(pipe, queueBatch) : undefined);
     } catch (err) {

@@ -28,13 +28,13 @@ export class QueueStatsStore {
     private readonly keys: DroverKeys,
   ) {}
 
-  /** Adds one observation (at `at`, epoch ms) of `queue` to a batch. */
-  add(batch: QueueStatsBatch, queue: string, at: number, obs: QueueObservation): void {
+  /** Adds `count` observations (at `at`, epoch ms) of `queue` to a batch. */
+  add(batch: QueueStatsBatch, queue: string, at: number, obs: QueueObservation, count = 1): void {
     for (const inc of queueStatsIncrements(at, obs)) {
       const key = this.keys.queueStats(queue, inc.res.name, inc.spanStart);
       let span = batch.get(key);
       if (!span) batch.set(key, (span = { expireAt: inc.expireAt, fields: new Map() }));
-      span.fields.set(inc.field, (span.fields.get(inc.field) ?? 0) + 1);
+      span.fields.set(inc.field, (span.fields.get(inc.field) ?? 0) + count);
     }
   }
 
