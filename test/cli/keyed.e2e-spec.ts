@@ -86,8 +86,9 @@ describe('drover queues: per-key limit and busiest keys (real api)', () => {
     }
     const held = await viewer(['runs', 'get', ids[1]!]);
     expect(held.stdout).toMatch(/^concurrency key\s+acme \(waiting for a place\)$/m);
-    const missing = await operator(['enqueue', 'noop', '--queue', 'tenants']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/concurrencyKey/);
+    // Without a key the run is not limited; an empty key is refused, naming the field.
+    const empty = await operator(['enqueue', 'noop', '--queue', 'tenants', '--concurrency-key', '']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/concurrencyKey/);
   });
 });
