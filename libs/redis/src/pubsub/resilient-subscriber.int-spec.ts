@@ -76,11 +76,13 @@ describe('ResilientSubscriber against a real redis-server', () => {
     expect(events).toEqual(['lost', 'resync live=true']);
     expect(resyncedAt).toBeGreaterThan(killedAt);
     for (let i = 0; i < 400; i++) {
-      // Published before the kill, or after the resubscription: delivered as a message.
-      if (i <= killedAt || i >= resyncedAt) expect([i, delivered.has(i)]).toEqual([i, true]);
+      // Published before the kill, or after the resubscription: delivered as a message. Message
+      // `resyncedAt` itself may have been on its way when the resync began (its PUBLISH sent, its
+      // count not yet bumped): it was stored first, so the resync re-reads it (below).
+      if (i <= killedAt || i > resyncedAt) expect([i, delivered.has(i)]).toEqual([i, true]);
       // Whatever reached a subscriber was delivered, and nothing is neither delivered nor re-read.
       if (receivers.get(i) === 1) expect([i, delivered.has(i)]).toEqual([i, true]);
-      if (i < resyncedAt) expect([i, delivered.has(i) || reread.has(i)]).toEqual([i, true]);
+      if (i <= resyncedAt) expect([i, delivered.has(i) || reread.has(i)]).toEqual([i, true]);
     }
     // Some messages really went to nobody: the test did cover a gap.
     expect([...receivers.values()].filter((n) => n === 0).length).toBeGreaterThan(0);
