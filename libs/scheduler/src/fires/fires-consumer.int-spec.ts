@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { ReadinessRegistry } from '@drover/platform';
-import { DroverKeys, RedisConnections } from '@drover/redis';
+import { DroverKeys, NotReplicatedError, RedisConnections, SystemClock } from '@drover/redis';
+import { FIRE_RETRY } from '@drover/store';
 import { testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
 import type { Dispatcher } from './dispatcher.service';
@@ -55,6 +56,7 @@ describe('FiresConsumer: a Job Scheduler stored without job options (real Redis,
       new ReadinessRegistry(),
       { ...DEFAULT_SCHEDULER_OPTIONS, fireConcurrency: 1 },
       pino({ level: 'silent' }),
+      new SystemClock(),
     );
     consumer.onApplicationBootstrap();
 
@@ -71,4 +73,44 @@ describe('FiresConsumer: a Job Scheduler stored without job options (real Redis,
     );
     expect(await fires.getFailedCount()).toBe(0);
   });
+
+  it("asks again each second while the replicas do not have its claim, past the fire's own attempts", async () => {
+    await fires.upsertJobScheduler(
+      'r2',
+      { every: 600_000, startDate: Date.now() + 200 },
+      { name: 'fire', data: { routine: 'r2' } },
+    );
+    // Failing longer than FIRE_RETRY's attempts would last (a failover's resync), then replicated.
+    const refusals = FIRE_RETRY.attempts + 2;
+    const calls: number[] = [];
+    const dispatcher = {
+      dispatch: () => {
+        calls.push(Date.now());
+        if (calls.length <= refusals) {
+          return Promise.reject(new NotReplicatedError('the claim of slot 1 of routine "r2"', 0, 1, 'timed out'));
+        }
+        return Promise.resolve({ enqueued: [], skipped: [], failed: [], duplicates: 0 });
+      },
+    } as unknown as Dispatcher;
+    consumer = new FiresConsumer(
+      conns,
+      keys,
+      dispatcher,
+      new ReadinessRegistry(),
+      { ...DEFAULT_SCHEDULER_OPTIONS, fireConcurrency: 1 },
+      pino({ level: 'silent' }),
+      new SystemClock(),
+    );
+    consumer.onApplicationBootstrap();
+    await waitFor('the fire to be dispatched once replicated', () => Promise.resolve(calls.length > refusals), {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
+    // Never failed for good, and asked about once a second.
+    expect(await fires.getFailedCount()).toBe(0);
+    const gaps = calls.slice(1).map((t, i) => t - calls[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(calls).toHaveLength(refusals + 1);
+  }, 30_000);
 });

@@ -1,13 +1,19 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { LOGGER } from '@drover/logger';
 import { ReadinessRegistry } from '@drover/platform';
-import { DroverKeys, OutOfMemoryPause, RedisConnections } from '@drover/redis';
+import { Clock, DroverKeys, NotReplicatedError, OutOfMemoryPause, RedisConnections } from '@drover/redis';
 import { FIRE_KEEP, FIRE_RETRY, FIRES_QUEUE, fireOfJob, type FireJobData } from '@drover/store';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { cronRepeatStrategy } from './cron-repeat';
 import { Dispatcher } from './dispatcher.service';
+
+/**
+ * How soon a fire whose claim the replicas do not have yet (`DROVER_REDIS_WAIT_REPLICAS`) is asked
+ * again: a failover's resync takes seconds, more than the fire's own attempts last.
+ */
+export const NOT_REPLICATED_RETRY_MS = 1_000;
 
 /**
  * Every scheduler replica consumes the fires queue; BullMQ hands each fire to one of them.
@@ -25,23 +31,28 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly readiness: ReadinessRegistry,
     @Inject(SCHEDULER_OPTIONS) private readonly opts: SchedulerOptions,
     @Inject(LOGGER) private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.worker = new Worker<FireJobData>(this.keys.bullQueueName(FIRES_QUEUE), (job) => this.process(job), {
-      connection: this.conns.open('blocking', 'fires-worker'),
-      prefix: this.keys.bullPrefix,
-      concurrency: this.opts.fireConcurrency,
-      // Short lease and frequent stalled checks: a fire held by a dead replica is retried within
-      // ~3 s, well inside a routine's misfire grace, so a crash never turns a slot into a missed one.
-      lockDuration: 2_000,
-      stalledInterval: 1_000,
-      maxStalledCount: 10,
-      // For fires added without options (every Job Scheduler's, see FIRE_JOB_OPTS).
-      ...FIRE_KEEP,
-      // Moves each cron scheduler on to core's next slot, as the queue that wrote it does.
-      settings: { repeatStrategy: cronRepeatStrategy },
-    });
+    this.worker = new Worker<FireJobData>(
+      this.keys.bullQueueName(FIRES_QUEUE),
+      (job, token) => this.process(job, token),
+      {
+        connection: this.conns.open('blocking', 'fires-worker'),
+        prefix: this.keys.bullPrefix,
+        concurrency: this.opts.fireConcurrency,
+        // Short lease and frequent stalled checks: a fire held by a dead replica is retried within
+        // ~3 s, well inside a routine's misfire grace, so a crash never turns a slot into a missed one.
+        lockDuration: 2_000,
+        stalledInterval: 1_000,
+        maxStalledCount: 10,
+        // For fires added without options (every Job Scheduler's, see FIRE_JOB_OPTS).
+        ...FIRE_KEEP,
+        // Moves each cron scheduler on to core's next slot, as the queue that wrote it does.
+        settings: { repeatStrategy: cronRepeatStrategy },
+      },
+    );
     this.worker.on('failed', (job, err) =>
       this.log.warn({ fire: job?.id, err: err.message }, 'fire failed; BullMQ will retry it'),
     );
@@ -58,7 +69,7 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
     await this.worker?.close();
   }
 
-  private async process(job: Job<FireJobData>): Promise<string> {
+  private async process(job: Job<FireJobData>, token?: string): Promise<string> {
     // A Job Scheduler's fire is stored without options: BullMQ decides a retry from the job it
     // holds in memory, so setting them here retries it like any other fire.
     // (BullMQ reads a missing `attempts` as 0.)
@@ -67,7 +78,19 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
     const request = fireOfJob(job.id, job.data?.lagMs);
     if (!request || !job.data?.routine) return 'ignored';
     const retry = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0 || (job.attemptsStarted ?? 1) > 1;
-    const res = await this.dispatcher.dispatch(job.data.routine, request, { retry });
+    let res: Awaited<ReturnType<Dispatcher['dispatch']>>;
+    try {
+      res = await this.dispatcher.dispatch(job.data.routine, request, { retry });
+    } catch (err) {
+      // The slot's claim stays pending until the replicas have it (SlotClaims.claim): the fire asks
+      // again each second without using up an attempt, until they do, or until the slot's pending
+      // window has passed and the retry records it skipped (`claim-abandoned`). Five attempts half a
+      // second apart would end before a failover's resync, leaving the slot with no record at all.
+      if (!(err instanceof NotReplicatedError) || token === undefined) throw err;
+      this.log.warn({ fire: job.id, err: err.message }, 'fire waits for the replicas to have its claim');
+      await job.moveToDelayed(this.clock.toLocal(this.clock.now() + NOT_REPLICATED_RETRY_MS), token);
+      throw new DelayedError();
+    }
     if (!res) return 'gone';
     return `enqueued ${res.enqueued.length}, skipped ${res.skipped.length}, failed ${res.failed.length}, duplicates ${res.duplicates}`;
   }
