@@ -213,10 +213,15 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     await page.goto(ui('/routines/every-second'));
     const strip = page.getByRole('list', { name: /^Slot ledger of every-second: the last \d+ slots$/ });
     await strip.waitFor();
-    await waitFor('three slots that ran in the strip', async () => {
-      await page.reload();
-      return (await strip.locator('li[data-fate="ran"]').count()) >= 3;
-    });
+    // A slot a second, but each round reloads the page: on a busy machine three rounds can take past 10 s.
+    await waitFor(
+      'three slots that ran in the strip',
+      async () => {
+        await page.reload();
+        return (await strip.locator('li[data-fate="ran"]').count()) >= 3;
+      },
+      { timeoutMs: 20_000 },
+    );
     const cells = await strip.locator('li').evaluateAll((lis) =>
       lis.map((li) => ({
         fate: li.getAttribute('data-fate'),
