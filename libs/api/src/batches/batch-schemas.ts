@@ -6,27 +6,15 @@ import {
   boundedString,
   MAX_BATCH_RUNS,
   MAX_CONCURRENCY_KEY_LENGTH,
-  MAX_JOB_TYPE_LENGTH,
-  NAME_PATTERN,
-  prioritySchema,
 } from '@drover/core';
 import type { BatchView } from '@drover/store';
 import { isoOf, isoSchema as iso } from '../http/api-time';
 import { named } from '../openapi/api-schemas';
-
-/** Ten years, as for `POST /jobs`. */
-const MAX_DELAY_MS = 315_576_000_000;
-
-const queueName = z.string().regex(NAME_PATTERN, { message: 'is not a queue name ([a-z0-9][a-z0-9._-]{0,127})' });
+import { listedRunFields } from '../runs/listed-run-fields';
 
 /** One run of a batch: what `POST /jobs` takes (its `concurrencyKey` too), without `runAt` and an idempotency key. */
 const batchRunSchema = z.strictObject({
-  jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
-  payload: z.unknown().refine((v) => v !== undefined, { message: 'is required: the job input as JSON ({} for none)' }),
-  queue: queueName.optional(),
-  delayMs: z.number().int().nonnegative().max(MAX_DELAY_MS).optional(),
-  priority: prioritySchema.optional(),
-  maxAttempts: z.number().int().min(1).max(1000).optional(),
+  ...listedRunFields,
   concurrencyKey: boundedString(MAX_CONCURRENCY_KEY_LENGTH)
     .min(1)
     .optional()

@@ -1,26 +1,10 @@
 import { z } from 'zod';
-import {
-  boundedString,
-  FLOW_CHILD_FAILURES,
-  MAX_FLOW_RUNS,
-  MAX_JOB_TYPE_LENGTH,
-  NAME_PATTERN,
-  prioritySchema,
-} from '@drover/core';
-
-/** Ten years, as for `POST /jobs`. */
-const MAX_DELAY_MS = 315_576_000_000;
-
-const queueName = z.string().regex(NAME_PATTERN, { message: 'is not a queue name ([a-z0-9][a-z0-9._-]{0,127})' });
+import { listedRunFields } from '../runs/listed-run-fields';
+import { FLOW_CHILD_FAILURES, MAX_FLOW_RUNS } from '@drover/core';
 
 /** One run of a flow: what `POST /jobs` takes (without `runAt` and an idempotency key), and its parent. */
 const flowRunSchema = z.strictObject({
-  jobType: boundedString(MAX_JOB_TYPE_LENGTH).min(1),
-  payload: z.unknown().refine((v) => v !== undefined, { message: 'is required: the job input as JSON ({} for none)' }),
-  queue: queueName.optional(),
-  delayMs: z.number().int().nonnegative().max(MAX_DELAY_MS).optional(),
-  priority: prioritySchema.optional(),
-  maxAttempts: z.number().int().min(1).max(1000).optional(),
+  ...listedRunFields,
   parent: z.number().int().min(0).optional().meta({
     description: 'The index in `runs` of the run this one is a child of (an earlier run); absent only for `runs[0]`',
   }),

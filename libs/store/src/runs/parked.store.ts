@@ -11,6 +11,8 @@ import type { NewRun } from './new-run';
 import { replayRunOf } from '../run-maker/replay-run';
 import { CHILD_FAILED_REASON, DroverError } from '@drover/core';
 import { FlowParentNotReplayableError } from './flow-parent-not-replayable.error';
+import { failedChildOf } from './flow-view';
+import { runJobDataOf } from './run-job-data';
 
 /** A run in a queue's parked area: its payload, every attempt's error and timestamps. */
 export type ParkedRun = RunView & { status: 'parked'; errors: AttemptRecord[] };
@@ -168,7 +170,7 @@ export class ParkedRuns {
     }
     const parked = runFromJob(queue, job, 'failed', await this.deps.reading.contextOf(queue, [job]))!;
     if (parked.reason === CHILD_FAILED_REASON) {
-      throw new FlowParentNotReplayableError(id, /child run (\S+)/.exec(parked.error?.message ?? '')?.[1]);
+      throw new FlowParentNotReplayableError(id, failedChildOf(runJobDataOf(job.data), job.failedReason)?.id);
     }
     const run = replayRunOf(queue, job, parked.createdBy);
     const newId = run.id;
