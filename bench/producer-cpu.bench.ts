@@ -14,7 +14,8 @@
  * own as-deployed `steady` producer instead (BENCH_WARM calls, one window; its dist/bench needs
  * `npx swc bench -d dist --config-file .swcrc` in that checkout). With PRODUCER_CPU_PROFILES=<dir>,
  * every producer also writes a V8 profile of one more window there (summarise them with
- * `node dist/bench/deployed/profile-summary.js <files>`). Env: REDIS_URL, BENCH_JOBS (20000),
+ * `node dist/bench/deployed/profile-summary.js <files>`). PRODUCER_CPU_MODE=idempotent gives every
+ * call a key of its own (raw `jobId`, Drover `idempotencyKey`). Env: REDIS_URL, BENCH_JOBS (20000),
  * BENCH_ROUNDS (5), BENCH_IN_FLIGHT (200), PRODUCER_CPU_WARM (20000), PRODUCER_CPU_WINDOWS (3).
  */
 import { spawn } from 'node:child_process';
@@ -136,7 +137,8 @@ async function main(): Promise<void> {
   const how = DEPLOYED
     ? `the as-deployed steady producers, ${N} calls after BENCH_WARM`
     : `${N} steady calls x ${WINDOWS} windows after ${WARM}`;
-  console.log(`producer CPU, ${how}, ${IN_FLIGHT} in flight; load ${load()}`);
+  const mode = process.env.PRODUCER_CPU_MODE === 'idempotent' ? ' with a key per call' : '';
+  console.log(`producer CPU, ${how}${mode}, ${IN_FLIGHT} in flight; load ${load()}`);
   const figures = new Map<string, number[]>(sides.map((s) => [s.label, []]));
   try {
     for (let r = 0; r < ROUNDS; r++) {

@@ -5,6 +5,8 @@
  * the build under `<root>` (its dist/libs, so two checkouts compare with one script); `raw` calls
  * BullMQ's `Queue.add`. With `profile` set, one more window runs under the V8 profiler and its
  * profile is written there (never a timed window: the profiler costs CPU of its own).
+ * With PRODUCER_CPU_MODE=idempotent every call carries a key of its own (raw: a `jobId`; Drover:
+ * an `idempotencyKey`), so each one is a new run that pays the existence check.
  * Args: <side> <root> <queue> <prefix> <n> <inFlight> <warm> <windows> [profile]; env REDIS_URL.
  * Prints one JSON line: { cpuUs: number[] } (µs of CPU per call, one per window).
  */
@@ -20,13 +22,18 @@ import { withInFlight } from './protocol';
 
 type Call = () => Promise<unknown>;
 
+const IDEMPOTENT = process.env.PRODUCER_CPU_MODE === 'idempotent';
+let calls = 0;
+/** A key no other call of any producer process uses. */
+const nextKey = () => `${process.pid}-${++calls}`;
+
 /** One call of `side` and how to shut it down. */
 async function producer(side: string, root: string, queue: string, prefix: string) {
   if (side === 'raw') {
     const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     const q = new Queue(queue, { connection, prefix });
     await q.waitUntilReady();
-    const call: Call = () => q.add('noop', {});
+    const call: Call = IDEMPOTENT ? () => q.add('noop', {}, { jobId: nextKey() }) : () => q.add('noop', {});
     return { call, close: async () => (await q.close(), connection.disconnect()) };
   }
   // The build's own client: the checkout at `root`, compiled (its dist/libs).
@@ -40,7 +47,9 @@ async function producer(side: string, root: string, queue: string, prefix: strin
   class ProducerModule {}
   const app = await NestFactory.createApplicationContext(ProducerModule, { logger: false });
   const client = app.get(DroverClient);
-  const call: Call = () => client.enqueue('noop', {});
+  const call: Call = IDEMPOTENT
+    ? () => client.enqueue('noop', {}, { idempotencyKey: nextKey() })
+    : () => client.enqueue('noop', {});
   return { call, close: () => app.close() };
 }
 
