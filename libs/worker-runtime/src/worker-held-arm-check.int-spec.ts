@@ -4,6 +4,7 @@ import { uniquePrefix } from '@drover/testing';
 import {
   calls,
   gate,
+  gates,
   newRun,
   producer,
   startRuntime,
