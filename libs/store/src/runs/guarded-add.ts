@@ -1,5 +1,5 @@
 import type { JobsOptions, Queue, RedisQueueBackend } from 'bullmq';
-import type { RedisClient } from '@drover/redis';
+import { writeTogether, type RedisClient } from '@drover/redis';
 import { CompactJob } from '../queues/compact-queue';
 
 /** One of BullMQ's Lua commands as its package ships it (include-resolved, with its key count). */
@@ -92,6 +92,9 @@ class GuardedClient {
 
   runCommand(versioned: string, args: unknown[]): Promise<unknown> {
     const { run, keys } = guardedCommand(this.redis, versioned);
+    // Keyed enqueues come in bursts (each caller's next one starts when its last is answered):
+    // one write for the burst instead of one system call each.
+    writeTogether(this.redis);
     return run(guardedArgs(keys, args, this.guard));
   }
 }
