@@ -117,20 +117,19 @@ class GuardedJob extends CompactJob {
     const json = built.asJSON();
     built.validateOptions(json);
     const client = new GuardedClient(redis, guardKeys);
-    // The same parent options Job.create passes for a job without a parent.
     return (queue.backend as RedisQueueBackend)
       .addJobToTransaction(
         client as unknown as Parameters<RedisQueueBackend['addJobToTransaction']>[0],
         json,
         job.opts.jobId,
-        {
-          parentKey: undefined,
-          parentDependenciesKey: '',
-        },
+        NO_PARENT,
       )
       .then(added);
   }
 }
+
+/** The same parent options Job.create passes for a job without a parent (BullMQ only reads them). */
+const NO_PARENT = Object.freeze({ parentKey: undefined, parentDependenciesKey: '' });
 
 /** Whether the add wrote the job: BullMQ answers its id; a guard hit answers a table. */
 function added(result: unknown): boolean {
