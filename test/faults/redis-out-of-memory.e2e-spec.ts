@@ -101,6 +101,9 @@ describe('Redis at its memory limit', () => {
     expect((refused as DroverError).code).toBe('redis-out-of-memory');
     const refusedMany = await client.enqueueMany([{ job: 'noop', payload: {} }]).catch((err: unknown) => err);
     expect((refusedMany as DroverError).code).toBe('redis-out-of-memory');
+    // A keyed enqueue (its one guarded script call) is refused the same way.
+    const refusedKeyed = await client.enqueue('noop', {}, { idempotencyKey: 'oom-keyed' }).catch((err: unknown) => err);
+    expect(refusedKeyed).toBeInstanceOf(RedisOutOfMemoryError);
 
     const posted = await api.call('POST', '/jobs', { body: { jobType: 'noop', payload: {} } });
     expectProblem(posted, 503);

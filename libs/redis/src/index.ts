@@ -13,3 +13,4 @@ export * from './clock/cluster-clock';
 export * from './server-settings';
 export * from './pubsub/resilient-subscriber';
 export * from './out-of-memory/out-of-memory-pause';
+export * from './writes/write-together';

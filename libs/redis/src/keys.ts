@@ -37,16 +37,22 @@ export class DroverKeys implements KeyBuilders {
   }
 
   /** The key `name` names, its placeholders filled with `parts` in order. */
+  // One string built in a loop, no intermediate arrays: some keys are built on every enqueue.
   private build(name: KeyName, ...parts: Part[]): string {
+    const segments = SEGMENTS[name];
+    const queue = KEY_REGISTRY[name].scope === 'queue';
+    // A queue's key starts with the queue's own BullMQ name in place of its first part.
+    let key = queue ? `${this.bullPrefix}:${this.bullQueueName(String(parts[0]))}` : `${this.prefix}:{core}`;
     let i = 0;
-    const segments = SEGMENTS[name].map((s) => (s === null ? String(parts[i++]) : s));
-    if (i !== parts.length || parts.some((p) => p === undefined)) {
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s];
+      const value = segment === null ? String(parts[i++]) : segment;
+      if (!(queue && s === 0)) key += `:${value}`;
+    }
+    if (i !== parts.length || parts.includes(undefined as never)) {
       throw new Error(`key ${name} takes ${i} parts, was given ${parts.filter((p) => p !== undefined).length}`);
     }
-    if (KEY_REGISTRY[name].scope === 'queue') {
-      return [this.bullPrefix, this.bullQueueName(String(parts[0])), ...segments.slice(1)].join(':');
-    }
-    return [this.prefix, '{core}', ...segments].join(':');
+    return key;
   }
 
   leader(): string {

@@ -55,4 +55,10 @@ describe('run ids', () => {
     expect(runIdForIdempotencyKey('order:42')).toMatch(/^k-[0-9a-f]{32}$/);
     expect(runIdForIdempotencyKey('order:42')).not.toBe(runIdForIdempotencyKey('order:43'));
   });
+
+  it('derives the same id from a key in every version (the first 32 hex of sha256 of its UTF-8)', () => {
+    // Pinned: a key names the same run across upgrades, so these values may never change.
+    expect(runIdForIdempotencyKey('order:42')).toBe('k-da68380de022bac727782efee3c495d4');
+    expect(runIdForIdempotencyKey('facture:é:ключ:🚀')).toBe('k-cbfd8f935dd8cf21d3a6e52c1364afff');
+  });
 });

@@ -130,4 +130,22 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
     expect(res).toEqual({ id: 'k-1', created: false });
     expect(await a.bull.get('q').getJob('k-1')).toBeUndefined();
   });
+
+  it('knows the queue names without waiting once read, and forgets them when a queue is defined', async () => {
+    expect(a.runs.policies.peekNames()).toBeUndefined();
+    await a.runs.enqueue({ ...adHoc('k-warm'), freshId: false, anyQueue: true });
+    expect([...(a.runs.policies.peekNames() ?? [])].sort()).toEqual(['other', 'q']);
+    await b.registry.put([{ name: 'q' }, { name: 'other' }, { name: 'late' }]);
+    await waitFor('producer a to forget the names', () => a.runs.policies.peekNames() === undefined, {
+      timeoutMs: 3_000,
+      intervalMs: 20,
+    });
+    // The key's run in the new queue: a keyed enqueue into q guards against it too.
+    await b.runs.enqueue({ ...adHoc('k-1', { queue: 'late' }), freshId: false });
+    expect(await a.runs.enqueue({ ...adHoc('k-1'), freshId: false, anyQueue: true })).toEqual({
+      id: 'k-1',
+      created: false,
+    });
+    expect(await a.bull.get('q').getJob('k-1')).toBeUndefined();
+  });
 });

@@ -84,6 +84,12 @@ export class QueuePolicyCache {
     return this.fresh(hit) ? hit.value : undefined;
   }
 
+  /** The names of the defined queues if known and fresh, without waiting (the keyed enqueue hot path); else undefined. */
+  peekNames(): readonly string[] | undefined {
+    this.subscribeOnce();
+    return this.fresh(this.names) ? this.names.value : undefined;
+  }
+
   /** The names of the defined queues. */
   async queueNames(): Promise<string[]> {
     this.subscribeOnce();

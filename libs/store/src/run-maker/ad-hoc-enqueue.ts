@@ -30,9 +30,13 @@ export function enqueueAdHoc(runs: Runs, { run, key }: AdHocItem): Promise<AdHoc
   return enqueueKeyed(runs, run, key);
 }
 
-async function enqueueKeyed(runs: Runs, run: NewRun, key: string): Promise<AdHocOutcome<string>> {
-  const { created } = await runs.enqueue(run);
-  if (created) return { ids: run.id };
+// `.then`, not `async`/`await`: a new run (the common case) resolves straight from its add.
+function enqueueKeyed(runs: Runs, run: NewRun, key: string): Promise<AdHocOutcome<string>> {
+  return runs.enqueue(run).then(({ created }) => (created ? { ids: run.id } : existingFor(runs, run, key)));
+}
+
+/** A key whose run exists: that run's id, or the conflict when it is another operation. */
+async function existingFor(runs: Runs, run: NewRun, key: string): Promise<AdHocOutcome<string>> {
   const existing = await runs.get(run.id);
   if (!existing) return { ids: run.id };
   const conflict = keyConflict(existing, run, key);

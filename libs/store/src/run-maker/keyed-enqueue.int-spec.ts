@@ -1,4 +1,5 @@
 import { QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { testStores, uniquePrefix, waitFor } from '@drover/testing';
 import { enqueueAdHoc } from './ad-hoc-enqueue';
 import { adHocRun } from './ad-hoc-run';
@@ -46,12 +47,20 @@ describe('idempotent enqueue in one script call (real redis-server, real BullMQ)
       sent.push(cmd.name);
       return original(cmd as never);
     }) as typeof conn.sendCommand;
+    // And the socket's writes: enqueues started in one tick leave in one (see writeTogether).
+    const socket = (conn as Redis).stream as unknown as Record<'_write' | '_writev', (...a: unknown[]) => void>;
+    const writes: string[] = [];
+    const [write, writev] = [socket._write, socket._writev];
+    socket._write = (...a) => (writes.push('write'), write.apply(socket, a));
+    socket._writev = (...a) => (writes.push('writev'), writev.apply(socket, a));
     try {
       await Promise.all(Array.from({ length: 20 }, (_, i) => keyed(p, 'send', 'q', `k-${i}`)));
     } finally {
       conn.sendCommand = original;
+      Object.assign(socket, { _write: write, _writev: writev });
     }
     expect(sent).toEqual(Array.from({ length: 20 }, () => 'evalsha'));
+    expect(writes).toEqual(['writev']);
     expect(await p.bull.get('q').getWaitingCount()).toBe(21);
   });
 

@@ -1,7 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { testStores } from '@drover/testing';
-import { addGuarded } from './guarded-add';
+import { addGuarded, guardedCommand } from './guarded-add';
 
 type Stores = ReturnType<typeof testStores>;
 
@@ -78,5 +78,27 @@ describe('addGuarded: BullMQ’s own add behind an existence guard, in one scrip
       await addGuarded(q, redis(), { name: 'other', data: {}, opts: { jobId: 'first' } }, [q.toKey('first')]),
     ).toBe(false);
     expect(await dump(redis(), q)).toEqual(before);
+  });
+
+  it('defines each guarded command once per connection and answers the same one after', async () => {
+    const define = jest.spyOn(redis(), 'defineCommand');
+    const first = guardedCommand(redis(), 'addStandardJob:6.7.0');
+    expect(guardedCommand(redis(), 'addStandardJob:6.7.0')).toBe(first);
+    expect(define).toHaveBeenCalledTimes(1);
+    expect(first.keys).toBe(9);
+    // Another script, and the same script on another connection, are commands of their own.
+    expect(guardedCommand(redis(), 'addDelayedJob:6.7.0')).not.toBe(first);
+    const other = testStores('guarded-add-other');
+    try {
+      const theirs = guardedCommand(other.connections.command, 'addStandardJob:6.7.0');
+      expect(theirs).not.toBe(first);
+      // Bound to its own connection: it runs there (a guard hit answers a table).
+      await other.connections.command.set('guard-hit', '1');
+      const bullKeys = Array.from({ length: 9 }, (_, i) => `absent-${i}`);
+      expect(await theirs.run([10, ...bullKeys, 'guard-hit'])).toEqual([0]);
+    } finally {
+      await other.close();
+    }
+    expect(() => guardedCommand(redis(), 'noSuchScript:6.7.0')).toThrow(/no script/);
   });
 });

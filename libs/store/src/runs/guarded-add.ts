@@ -1,5 +1,5 @@
 import type { JobsOptions, Queue, RedisQueueBackend } from 'bullmq';
-import type { RedisClient } from '@drover/redis';
+import { writeTogether, type RedisClient } from '@drover/redis';
 import { CompactJob } from '../queues/compact-queue';
 
 /** One of BullMQ's Lua commands as its package ships it (include-resolved, with its key count). */
@@ -35,19 +35,69 @@ export function guardedScript(bull: BullScript): string {
 const byName = new Map<string, BullScript>();
 for (const s of Object.values(BULL_SCRIPTS)) if (s && typeof s.content === 'string') byName.set(s.name, s);
 
-/** The guarded command for BullMQ's versioned command name (`addStandardJob:6.7.0`), defined on `redis` once. */
-function guardedCommand(redis: RedisClient, versioned: string): { command: string; keys: number } {
-  const base = byName.get(versioned.slice(0, versioned.indexOf(':')));
-  if (!base) throw new Error(`BullMQ command ${versioned} has no script in the installed package`);
-  const command = `drover-guarded:${versioned}`;
-  if (typeof (redis as unknown as Record<string, unknown>)[command] !== 'function') {
-    // No fixed key count: the guard keys vary (one per defined queue), so the count goes first.
-    redis.defineCommand(command, { lua: guardedScript(base) });
-  }
-  return { command, keys: base.keys };
+/** A guarded command as a connection runs it: its ioredis function (bound) and BullMQ's key count. */
+interface GuardedCommand {
+  run: (args: unknown[]) => Promise<unknown>;
+  keys: number;
 }
 
-type RunCommand = (numKeys: number, ...args: unknown[]) => Promise<unknown>;
+/** Per connection, per BullMQ versioned command name: looked up on every keyed enqueue, made once. */
+const commands = new WeakMap<RedisClient, Map<string, GuardedCommand>>();
+
+/**
+ * The guarded command for BullMQ's versioned command name (`addStandardJob:6.7.0`) on `redis`:
+ * defined there the first time, then answered from memory (the same object every call).
+ */
+export function guardedCommand(redis: RedisClient, versioned: string): GuardedCommand {
+  let mine = commands.get(redis);
+  const known = mine?.get(versioned);
+  if (known) return known;
+  const base = byName.get(versioned.slice(0, versioned.indexOf(':')));
+  if (!base) throw new Error(`BullMQ command ${versioned} has no script in the installed package`);
+  const name = `drover-guarded:${versioned}`;
+  const defined = redis as unknown as Record<string, (args: unknown[]) => Promise<unknown>>;
+  if (typeof defined[name] !== 'function') {
+    // No fixed key count: the guard keys vary (one per defined queue), so the count goes first.
+    redis.defineCommand(name, { lua: guardedScript(base) });
+  }
+  const command = { run: defined[name]!.bind(redis), keys: base.keys };
+  if (!mine) commands.set(redis, (mine = new Map()));
+  mine.set(versioned, command);
+  return command;
+}
+
+/**
+ * The arguments of a guarded command: BullMQ's `args` (its keys, then its arguments) with the key
+ * count first and `guard` after BullMQ's own keys — one array, no intermediate copies (ioredis
+ * flattens it into the command).
+ */
+export function guardedArgs(keys: number, args: readonly unknown[], guard: readonly string[]): unknown[] {
+  const out: unknown[] = [keys + guard.length];
+  for (let i = 0; i < keys; i++) out.push(args[i]);
+  for (let i = 0; i < guard.length; i++) out.push(guard[i]);
+  for (let i = keys; i < args.length; i++) out.push(args[i]);
+  return out;
+}
+
+/**
+ * What BullMQ's `addJobToTransaction` runs its add script on: the guarded command instead, on the
+ * queue's connection. A guard hit answers a table (an array here), which BullMQ passes back as
+ * the add's result (it only refuses a negative number); the caller tells the two apart.
+ */
+class GuardedClient {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly guard: readonly string[],
+  ) {}
+
+  runCommand(versioned: string, args: unknown[]): Promise<unknown> {
+    const { run, keys } = guardedCommand(this.redis, versioned);
+    // Keyed enqueues come in bursts (each caller's next one starts when its last is answered):
+    // one write for the burst instead of one system call each.
+    writeTogether(this.redis);
+    return run(guardedArgs(keys, args, this.guard));
+  }
+}
 
 /**
  * A job whose add is guarded. Building it is `Queue.add`'s own work, by BullMQ's own code: the
@@ -57,7 +107,7 @@ type RunCommand = (numKeys: number, ...args: unknown[]) => Promise<unknown>;
  */
 // A CompactJob, so a keyed run is stored in the same shape as one `Queue.add` makes on a Drover queue.
 class GuardedJob extends CompactJob {
-  static async addGuarded(
+  static addGuarded(
     queue: Queue,
     redis: RedisClient,
     job: { name: string; data: unknown; opts: JobsOptions & { jobId: string } },
@@ -66,27 +116,24 @@ class GuardedJob extends CompactJob {
     const built = new GuardedJob(queue, job.name, job.data, job.opts, job.opts.jobId);
     const json = built.asJSON();
     built.validateOptions(json);
-    let hit = false;
-    const client = {
-      runCommand: (versioned: string, args: unknown[]) => {
-        const { command, keys } = guardedCommand(redis, versioned);
-        const run = (redis as unknown as Record<string, RunCommand>)[command]!.bind(redis);
-        return run(keys + guardKeys.length, ...args.slice(0, keys), ...guardKeys, ...args.slice(keys)).then((r) => {
-          if (!Array.isArray(r)) return r;
-          hit = true;
-          return job.opts.jobId;
-        });
-      },
-    };
-    // The same parent options Job.create passes for a job without a parent.
-    await (queue.backend as RedisQueueBackend).addJobToTransaction(
-      client as unknown as Parameters<RedisQueueBackend['addJobToTransaction']>[0],
-      json,
-      job.opts.jobId,
-      { parentKey: undefined, parentDependenciesKey: '' },
-    );
-    return !hit;
+    const client = new GuardedClient(redis, guardKeys);
+    return (queue.backend as RedisQueueBackend)
+      .addJobToTransaction(
+        client as unknown as Parameters<RedisQueueBackend['addJobToTransaction']>[0],
+        json,
+        job.opts.jobId,
+        NO_PARENT,
+      )
+      .then(added);
   }
+}
+
+/** The same parent options Job.create passes for a job without a parent (BullMQ only reads them). */
+const NO_PARENT = Object.freeze({ parentKey: undefined, parentDependenciesKey: '' });
+
+/** Whether the add wrote the job: BullMQ answers its id; a guard hit answers a table. */
+function added(result: unknown): boolean {
+  return !Array.isArray(result);
 }
 
 /**
@@ -100,5 +147,10 @@ export function addGuarded(
   job: { name: string; data: unknown; opts: JobsOptions & { jobId: string } },
   guardKeys: readonly string[],
 ): Promise<boolean> {
-  return GuardedJob.addGuarded(queue, redis, job, guardKeys);
+  try {
+    return GuardedJob.addGuarded(queue, redis, job, guardKeys);
+  } catch (err) {
+    // Job's option checks throw; callers see a rejection, as from Queue.add.
+    return Promise.reject(err);
+  }
 }

@@ -1,4 +1,6 @@
 import type { ApprovalGate, Backoff, RunSource } from '@drover/core';
+import type { NewRun } from './new-run';
+import type { ProducerCodes } from './producer-codes';
 
 /**
  * What Drover keeps in a run's BullMQ job: `job.name` is the job type, `job.id` the run id, and
@@ -146,4 +148,33 @@ export function isRunJobData(data: unknown): data is RunJobData {
  */
 export function runJobDataOf(data: unknown): RunJobData {
   return isRunJobData(data) ? data : { payload: data, source: 'bullmq' };
+}
+
+/** The job data of a new run (RunWriter's jobs): only what the run has, the producer by its short code once known. */
+export function runJobDataFor(run: NewRun, producers: Pick<ProducerCodes, 'codeOf'>): RunJobData {
+  // Absent = null (source: api); the job type is the job's name. Every byte here is read back on
+  // every start, and keeps the job hash compact while the record stays within 64 bytes.
+  // The payload is always written (null for none): a record without it would read as a job
+  // some plain BullMQ producer added (see isRunJobData).
+  const data: RunJobData = { payload: run.payload ?? null };
+  if (run.source !== 'api') data.source = run.source;
+  if (run.routine !== null) data.routine = run.routine;
+  if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
+  if (run.startAt !== undefined) data.startAt = run.startAt;
+  if (run.createdBy) {
+    // The producer's short code once this process has it; the name in full until then.
+    const by = producers.codeOf(run.createdBy);
+    if (by !== undefined) data.by = by;
+    else data.createdBy = run.createdBy;
+  }
+  if (run.replayOf) data.replayOf = run.replayOf;
+  if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
+  if (run.backoff) data.backoff = run.backoff;
+  if (run.armedVersion !== undefined) data.av = run.armedVersion;
+  if (run.key !== undefined) data.key = run.key;
+  if (run.bufferedBehind !== undefined) data.bb = run.bufferedBehind;
+  if (run.releasesBuffered) data.bo = 1;
+  if (run.trigger !== undefined) data.trigger = run.trigger;
+  if (run.batch !== undefined) data.batch = run.batch;
+  return data;
 }

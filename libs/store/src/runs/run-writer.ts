@@ -18,11 +18,14 @@ import { KEY_HOLD_MS, type KeyedRuns } from './keyed-runs';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { ProducerCodes } from './producer-codes';
 import type { RunIndex } from './run-index';
-import type { RunJobData } from './run-job-data';
+import { runJobDataFor, type RunJobData } from './run-job-data';
 import type { RunTombstones } from './run-tombstones';
 import type { RoutineStatsStore, StatsBatch } from '../routines/routine-stats.store';
 import type { RunView } from './run-view';
 import type { EnqueueResult, NewRun, SkippedRun } from './new-run';
+
+/** A run's BullMQ job: what `Queue.add` takes, its id among its options. */
+type RunJob = { name: string; data: RunJobData; opts: JobsOptions & { jobId: string } };
 
 /** Above this many existence checks a pipeline is cheaper than separate commands (ioredis builds one per call). */
 const PIPELINE_FROM = 8;
@@ -59,7 +62,7 @@ export class RunWriter {
     return (await this.policy(queue))?.retention ?? DEFAULT_RETENTION;
   }
 
-  private jobOptions(run: NewRun, policy: Queue, ranked: boolean): JobsOptions {
+  private jobOptions(run: NewRun, policy: Queue, ranked: boolean): JobsOptions & { jobId: string } {
     const delayed = !!run.delayMs && run.delayMs > 0;
     return {
       jobId: run.id,
@@ -96,8 +99,8 @@ export class RunWriter {
    * back until its expiry, or a year, carrying its gate (see RunApprovals); the check reads only the
    * cached policy and the run, so an ungated run costs nothing more.
    */
-  job(run: NewRun, policy: Queue, ranked: boolean): { name: string; data: RunJobData; opts: JobsOptions } {
-    const data = this.jobData(run);
+  job(run: NewRun, policy: Queue, ranked: boolean): RunJob {
+    const data = runJobDataFor(run, this.producers);
     const opts = this.jobOptions(run, policy, ranked);
     const approval = policy.approval || run.approval ? approvalFor(policy.approval, run.approval) : undefined;
     if (approval) {
@@ -135,51 +138,27 @@ export class RunWriter {
     }
   }
 
-  private jobData(run: NewRun): RunJobData {
-    // Absent = null (source: api); the job type is the job's name. Every byte here is read back on
-    // every start, and keeps the job hash compact while the record stays within 64 bytes.
-    // The payload is always written (null for none): a record without it would read as a job
-    // some plain BullMQ producer added (see isRunJobData).
-    const data: RunJobData = { payload: run.payload ?? null };
-    if (run.source !== 'api') data.source = run.source;
-    if (run.routine !== null) data.routine = run.routine;
-    if (run.scheduledFor !== null) data.scheduledFor = run.scheduledFor;
-    if (run.startAt !== undefined) data.startAt = run.startAt;
-    if (run.createdBy) {
-      // The producer's short code once this process has it; the name in full until then.
-      const by = this.producers.codeOf(run.createdBy);
-      if (by !== undefined) data.by = by;
-      else data.createdBy = run.createdBy;
-    }
-    if (run.replayOf) data.replayOf = run.replayOf;
-    if (run.timeoutMs) data.timeoutMs = run.timeoutMs;
-    if (run.backoff) data.backoff = run.backoff;
-    if (run.armedVersion !== undefined) data.av = run.armedVersion;
-    if (run.key !== undefined) data.key = run.key;
-    if (run.bufferedBehind !== undefined) data.bb = run.bufferedBehind;
-    if (run.releasesBuffered) data.bo = 1;
-    if (run.trigger !== undefined) data.trigger = run.trigger;
-    if (run.batch !== undefined) data.batch = run.batch;
-    return data;
-  }
-
   /**
    * Adds one run (see {@link enqueueMany}). The hot path: a fresh ad-hoc run of default rank into a
    * queue whose facts are cached is one BullMQ add, with nothing awaited before it; a keyed
-   * (`anyQueue`) one is one guarded add ({@link enqueueGuarded}).
+   * (`anyQueue`) one is one guarded add ({@link enqueueGuarded}), also with nothing awaited before
+   * it once the queue names are cached.
    */
   enqueue(run: NewRun): Promise<EnqueueResult> {
     if (run.anyQueue && !run.dedup && run.routine === null && !this.connections.isCluster) {
       const keyed = this.queues.peek(run.queue);
       if (keyed?.def && (keyed.ranked || isDefaultRank(run.source, run.priority ?? 0))) {
-        return this.enqueueGuarded(run, keyed.def, keyed.ranked);
+        const def = keyed.def;
+        const names = this.queues.peekNames();
+        if (names) return this.enqueueGuarded(run, def, keyed.ranked, names);
+        return this.queues.queueNames().then((n) => this.enqueueGuarded(run, def, keyed.ranked, n));
       }
     }
     const facts = run.freshId && !run.dedup && run.routine === null ? this.queues.peek(run.queue) : undefined;
     if (!facts?.def || (!facts.ranked && !isDefaultRank(run.source, run.priority ?? 0))) {
       return this.enqueueMany([run]).then((r) => r[0]!);
     }
-    let job: ReturnType<RunWriter['job']>;
+    let job: RunJob;
     try {
       this.checkPayload(run);
       job = this.job(run, facts.def, facts.ranked);
@@ -201,22 +180,39 @@ export class RunWriter {
 
   /**
    * An `anyQueue` run in one script call: BullMQ's own add, guarded by one EXISTS over every place
-   * the run could be (its job in any defined queue, its record). Not on Cluster, where those keys
-   * live in different hash slots: there {@link enqueueMany} looks first, then adds.
+   * the run could be (its job in any defined queue `names`, its record). Not on Cluster, where
+   * those keys live in different hash slots: there {@link enqueueMany} looks first, then adds.
+   * Synchronous up to the script call (enqueue is hot); a run that needs nothing after its add
+   * resolves straight from it.
    */
-  private async enqueueGuarded(run: NewRun, policy: Queue, ranked: boolean): Promise<EnqueueResult> {
-    this.checkPayload(run);
-    const guard = [this.bull.keys.bullJob(run.queue, run.id), this.tombstones.key(run.id)];
-    for (const q of await this.queues.queueNames()) if (q !== run.queue) guard.push(this.bull.keys.bullJob(q, run.id));
-    const built = this.job(run, policy, ranked);
-    const job = { ...built, opts: { ...built.opts, jobId: run.id } };
+  private enqueueGuarded(
+    run: NewRun,
+    policy: Queue,
+    ranked: boolean,
+    names: readonly string[],
+  ): Promise<EnqueueResult> {
+    let job: RunJob;
+    let guard: string[];
+    try {
+      this.checkPayload(run);
+      guard = [this.bull.keys.bullJob(run.queue, run.id), this.tombstones.key(run.id)];
+      for (const q of names) if (q !== run.queue) guard.push(this.bull.keys.bullJob(q, run.id));
+      job = this.job(run, policy, ranked);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     // The add goes on the command connection, the one the replica wait watches.
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
-    const created = await addGuarded(this.bull.get(run.queue), this.redis, job, guard);
-    if (created) await this.hold(run.queue, job.data, run.id, policy);
-    if (ticket && created) await wait.confirm(ticket, `run ${run.id}`);
-    return { id: run.id, created };
+    const add = addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    if (job.data.ckey === undefined && !ticket) {
+      return add.then((created) => ({ id: run.id, created }));
+    }
+    return add.then(async (created) => {
+      if (created) await this.hold(run.queue, job.data, run.id, policy);
+      if (ticket && created) await wait.confirm(ticket, `run ${run.id}`);
+      return { id: run.id, created };
+    });
   }
 
   checkPayload(run: NewRun): void {
