@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { ManualClock, testRedisClient, testStores, uniquePrefix, waitFor } from '@drover/testing';
 import type { Stores } from '../create-stores';
 import type { NewRun } from '../runs/new-run';
@@ -57,13 +58,21 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
       sent.push(cmd.name);
       return original(cmd as never);
     }) as typeof conn.sendCommand;
+    // And the socket's writes: enqueues started in one tick leave in one (see writeTogether).
+    const socket = (conn as Redis).stream as unknown as Record<'_write' | '_writev', (...a: unknown[]) => void>;
+    const writes: string[] = [];
+    const [write, writev] = [socket._write, socket._writev];
+    socket._write = (...args) => (writes.push('write'), write.apply(socket, args));
+    socket._writev = (...args) => (writes.push('writev'), writev.apply(socket, args));
     try {
       await Promise.all(Array.from({ length: 20 }, (_, i) => a.runs.enqueue(adHoc(`a-${i}`))));
     } finally {
       conn.sendCommand = original;
+      Object.assign(socket, { _write: write, _writev: writev });
     }
     expect(sent).toHaveLength(20);
     expect(new Set(sent)).toEqual(new Set(['evalsha']));
+    expect(writes).toEqual(['writev']);
     expect(await a.bull.get('q').getWaitingCount()).toBe(21);
   });
 

@@ -9,7 +9,7 @@ import {
   type Queue,
   type Retention,
 } from '@drover/core';
-import type { Clock, RedisConnections } from '@drover/redis';
+import { writeTogether, type Clock, type RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
@@ -167,6 +167,9 @@ export class RunWriter {
     }
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
+    // Enqueues come in bursts (each caller's next call starts when its last is answered): the adds
+    // started in this tick leave the queue's connection in one write, not one system call each.
+    writeTogether(this.connections.command);
     const add = this.bull.get(run.queue).add(job.name, job.data, job.opts);
     // A keyed run takes one more step (its key's held list); a plain one none.
     const added =
