@@ -4,7 +4,6 @@ import { uniquePrefix } from '@drover/testing';
 import {
   calls,
   gate,
-  gates,
   newRun,
   producer,
   startRuntime,
