@@ -245,11 +245,6 @@ export class QueueConsumer {
       if (ended) return ended.value;
       held = true;
     }
-    // A held run's claim is checked as soon as its slot comes, while it waits for a place: a burst
-    // of runs due together then shares one round trip, instead of each wave through the gate
-    // paying its own before its handlers start.
-    const armCheck = held && data.av !== undefined ? this.checkArm(job) : undefined;
-    armCheck?.catch(() => undefined);
     const gate = this.held.enter(held);
     if (gate) await gate;
     const startedAt = held || gate ? clock.now() : now;
@@ -268,7 +263,9 @@ export class QueueConsumer {
       this.running.set(job.id!, abort);
       let outcome: AttemptOutcome;
       try {
-        const refused = data.av === undefined ? undefined : await (armCheck ?? this.checkArm(job));
+        // A full Redis refuses the check: it is asked again for half the lease.
+        const fullRedis = { retryForMs: this.policy.leaseMs / 2, interrupted: () => this.interrupting };
+        const refused = data.av === undefined ? undefined : await refuseStaleArm(job, this.deps, this.name, fullRedis);
         if (refused && refused !== 'redis-full') return refused;
         // A producer code this process has not seen yet: its name is read once (ctx.run.createdBy).
         const producers = this.deps.producers;
@@ -317,12 +314,6 @@ export class QueueConsumer {
       this.held.leave();
     }
   };
-
-  /** Whether an armed run may start (see refuseStaleArm); a full Redis is asked again for half the lease. */
-  private checkArm(job: Job<RunJobData>): ReturnType<typeof refuseStaleArm> {
-    const fullRedis = { retryForMs: this.policy.leaseMs / 2, interrupted: () => this.interrupting };
-    return refuseStaleArm(job, this.deps, this.name, fullRedis);
-  }
 
   /**
    * The run's attempts: the job's own `attempts` option (stored only when the run overrides its
