@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { runIdForSlot } from '@drover/core';
 import { cancelChannel, SlotClaims, type NewRun, type SlotDecision } from '@drover/store';
-import { testRedisClient, uniquePrefix, waitFor } from '@drover/testing';
+import { testRedisClient, testRedisUrl, uniquePrefix, waitFor } from '@drover/testing';
 import { QueueConsumer } from './queue-consumer';
 import { calls, newRun, producer, startRuntime, type Harness, type RuntimeHandle } from './testing/runtime-harness';
 
@@ -15,11 +16,15 @@ describe('WorkerRuntime: a cancel that comes while an armed run checks its slot 
   let p: Harness;
   let w: RuntimeHandle | undefined;
 
+  /** ACL users made for a test, deleted after it. */
+  const users: string[] = [];
+
   afterEach(async () => {
     jest.restoreAllMocks();
     await w?.close();
     w = undefined;
     await p?.close();
+    for (const user of users.splice(0)) await redis.acl('DELUSER', user);
   });
   afterAll(() => redis.disconnect());
 
@@ -71,8 +76,16 @@ describe('WorkerRuntime: a cancel that comes while an armed run checks its slot 
 
   it('applies a cancel recorded on the run while the subscriber was away: the resync finds it', async () => {
     const instance = uniquePrefix('warm');
+    // The worker logs in as a user of its own, so its subscriber can be kept from coming back (the
+    // user switched off) without touching any other connection to the shared test server.
+    const user = `w-${instance}`;
+    const url = new URL(testRedisUrl());
+    url.username = user;
+    url.password = randomBytes(12).toString('hex');
+    await redis.acl('SETUSER', user, 'reset', 'on', `>${url.password}`, '~*', '&*', '+@all');
+    users.push(user);
     p = await producer(uniquePrefix('rt'), [{ name: 'q' }]);
-    w = await startRuntime(p.prefix, { DROVER_INSTANCE_ID: instance });
+    w = await startRuntime(p.prefix, { DROVER_INSTANCE_ID: instance, REDIS_URL: url.toString() });
     const armed = await armedRun();
     const id = armed.id;
     const recheck = jest.spyOn(QueueConsumer.prototype, 'recheckCancels');
@@ -82,12 +95,14 @@ describe('WorkerRuntime: a cancel that comes while an armed run checks its slot 
         .find((l) => l.includes(`name=drover:${instance}:worker-sub `));
       const subscriber = /\bid=(\d+)/.exec(line ?? '')?.[1];
       expect(subscriber).toBeDefined();
-      // Killed, then canceled before ioredis reconnects (its first retry waits 200 ms): the cancel
-      // is recorded on the run but its announcement reaches nobody.
+      // Killed, and unable to log in again until the cancel is recorded: the cancel is on the run but
+      // its announcement reaches nobody. (The worker's other connections stay logged in.)
+      await redis.acl('SETUSER', user, 'off');
       await redis.client('KILL', 'ID', subscriber!);
       expect((await p.runs.cancel(id, 'while away')).outcome).toBe('cancel-requested');
       const [, subscribers] = (await redis.pubsub('NUMSUB', cancelChannel(p.keys))) as [string, number];
       expect(subscribers).toBe(0);
+      await redis.acl('SETUSER', user, 'on');
       await waitFor('the worker to re-read cancels after reconnecting', () => recheck.mock.results.length > 0);
       await recheck.mock.results[0]!.value;
     });
