@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { NAME_PATTERN } from '../model/name.schema';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -56,8 +56,8 @@ export function adHocRunId(now: number, random: () => number, prefix: 'a' | 'm' 
 
 /** The run id for a caller's idempotency key: `k-<first 32 hex of sha256(key)>`. Same key → same run. */
 export function runIdForIdempotencyKey(key: string): string {
-  // One-shot hash (a string is hashed as UTF-8): the same digest as a Hash object, without making one.
-  return `k-${hash('sha256', key, 'hex').slice(0, 32)}`;
+  // A Hash object, not the one-shot crypto.hash: the packages support Node.js 20 before 20.12, which lacks it.
+  return `k-${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
 /**
