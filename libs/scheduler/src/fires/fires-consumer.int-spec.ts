@@ -20,6 +20,20 @@ describe('FiresConsumer: a Job Scheduler stored without job options (real Redis,
     fires = FiresQueue.create(conns, keys);
   });
 
+  /** A consumer of the fires queue, one fire at a time, handing each fire to `dispatcher`. */
+  function startConsumer(dispatcher: Dispatcher): void {
+    consumer = new FiresConsumer(
+      conns,
+      keys,
+      dispatcher,
+      new ReadinessRegistry(),
+      { ...DEFAULT_SCHEDULER_OPTIONS, fireConcurrency: 1 },
+      pino({ level: 'silent' }),
+      new SystemClock(),
+    );
+    consumer.onApplicationBootstrap();
+  }
+
   afterEach(async () => {
     await consumer?.onApplicationShutdown();
     await fires.obliterate({ force: true }).catch(() => undefined);
@@ -49,16 +63,7 @@ describe('FiresConsumer: a Job Scheduler stored without job options (real Redis,
         return Promise.resolve({ enqueued: [], skipped: [], failed: [], duplicates: 0 });
       },
     } as unknown as Dispatcher;
-    consumer = new FiresConsumer(
-      conns,
-      keys,
-      dispatcher,
-      new ReadinessRegistry(),
-      { ...DEFAULT_SCHEDULER_OPTIONS, fireConcurrency: 1 },
-      pino({ level: 'silent' }),
-      new SystemClock(),
-    );
-    consumer.onApplicationBootstrap();
+    startConsumer(dispatcher);
 
     await waitFor('the failed fire to be retried and dispatched', () => Promise.resolve(calls.length >= 2), {
       timeoutMs: 10_000,
@@ -92,16 +97,7 @@ describe('FiresConsumer: a Job Scheduler stored without job options (real Redis,
         return Promise.resolve({ enqueued: [], skipped: [], failed: [], duplicates: 0 });
       },
     } as unknown as Dispatcher;
-    consumer = new FiresConsumer(
-      conns,
-      keys,
-      dispatcher,
-      new ReadinessRegistry(),
-      { ...DEFAULT_SCHEDULER_OPTIONS, fireConcurrency: 1 },
-      pino({ level: 'silent' }),
-      new SystemClock(),
-    );
-    consumer.onApplicationBootstrap();
+    startConsumer(dispatcher);
     await waitFor('the fire to be dispatched once replicated', () => Promise.resolve(calls.length > refusals), {
       timeoutMs: 20_000,
       intervalMs: 50,
