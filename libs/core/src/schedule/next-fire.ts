@@ -1,5 +1,6 @@
-import type { IntervalTrigger, Trigger } from '../model/trigger.schema';
+import type { CronTrigger, IntervalTrigger, Trigger } from '../model/trigger.schema';
 import { parseIsoInstant } from '../model/iso-instant';
+import { nextCronSlot } from './cron-next-slot';
 import { cronSlotsAfter, cronSlotsBefore } from './cron-schedule';
 import { slotBounds, withinBounds } from './slot-bounds';
 
@@ -174,7 +175,15 @@ function first(gen: Generator<number, void, undefined>): number | undefined {
  * Invariant: `nextFire(t, x) > x`. Cron follows the DST policy of `cronSlotsAfter`; interval the epoch grid.
  */
 export function nextFire(s: Schedule, afterMs: number): number | undefined {
-  return first(slotsAfter(s, afterMs));
+  const cron = unboundedCron(s);
+  return cron ? nextCronSlot(cron, afterMs) : first(slotsAfter(s, afterMs));
+}
+
+/** The schedule's one cron trigger when nothing else shapes its slots (no list, no startAt/endAt). */
+function unboundedCron(s: Schedule): CronTrigger | undefined {
+  if ('kind' in s) return s.kind === 'cron' ? s : undefined;
+  if (s.triggers || s.startAt !== undefined || s.endAt !== undefined) return undefined;
+  return s.trigger?.kind === 'cron' ? s.trigger : undefined;
 }
 
 /** The last fire time (epoch ms) of `s` strictly before `beforeMs`, or `undefined`. Mirror of {@link nextFire}. */
