@@ -2,7 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord, type Trigger } from '@drover/core';
 import { LOGGER } from '@drover/logger';
-import { Clock, DroverKeys, RedisConnections, ScriptCode, StaleLeaderError, withDroverScripts } from '@drover/redis';
+import {
+  Clock,
+  DroverKeys,
+  RedisConnections,
+  ScriptCode,
+  StaleLeaderError,
+  withDroverScripts,
+  writeTogether,
+} from '@drover/redis';
 import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import {
@@ -64,7 +72,7 @@ export class Reconciler {
 
   /** Reads every routine and its state (a full pass: the reconcile and the watchdog's rebuild share it). */
   async snapshot(): Promise<RoutineSnapshot> {
-    const records = await this.routines.list();
+    const records = await this.routines.list({ ordered: false });
     return { records, states: await this.routines.getStates(records.map((r) => r.def.name)) };
   }
 
@@ -81,19 +89,14 @@ export class Reconciler {
     for (const rec of records) {
       if (firesOnSchedule(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
     }
-    const toWrite = [...desired.values()].filter((rec) => written[rec.def.name] !== routineFingerprint(rec.def));
-    report.unchanged = desired.size - toWrite.length;
-    // Bounded parallelism (100k first-time upserts one by one would take minutes of round trips);
-    // each chunk's fingerprints are recorded once its BullMQ writes are done, in one fenced write.
-    for (let i = 0; i < toWrite.length; i += RECORD_CHUNK) {
-      const chunk = toWrite.slice(i, i + RECORD_CHUNK);
-      await withConcurrency(chunk, IN_FLIGHT, (rec) => this.writeTiming(rec, written[rec.def.name], isCurrent));
-      await this.recordWritten(
-        lead,
-        chunk.map((rec) => [rec.def.name, routineFingerprint(rec.def)]),
-      );
+    const toWrite: { rec: RoutineRecord; fingerprint: string }[] = [];
+    for (const rec of desired.values()) {
+      const fingerprint = routineFingerprint(rec.def);
+      if (written[rec.def.name] !== fingerprint) toWrite.push({ rec, fingerprint });
     }
-    report.upserted = toWrite.map((rec) => rec.def.name);
+    report.unchanged = desired.size - toWrite.length;
+    await this.writeAll(toWrite, written, lead, isCurrent);
+    report.upserted = toWrite.map(({ rec }) => rec.def.name);
     const toRemove = Object.keys(written).filter((name) => !desired.has(name));
     for (let i = 0; i < toRemove.length; i += RECORD_CHUNK) {
       const chunk = toRemove.slice(i, i + RECORD_CHUNK);
@@ -124,6 +127,50 @@ export class Reconciler {
     }
     await this.covered(lead, seq);
     return report;
+  }
+
+  /**
+   * Writes the timing sources of `toWrite` with bounded parallelism (100k first-time upserts one by
+   * one would take minutes of round trips). Each chunk's fingerprints are recorded, in one fenced
+   * write, once every BullMQ write of that chunk is done, while the lanes go on with the next chunks
+   * (waiting for a chunk's slowest write would leave Redis idle). The writes the lanes start in one
+   * tick (each after a reply of the same read) leave together. After a failed write or a refused
+   * record no lane starts another write or record, and the failure is what this throws.
+   */
+  private async writeAll(
+    toWrite: { rec: RoutineRecord; fingerprint: string }[],
+    written: Record<string, string>,
+    lead: Leadership,
+    isCurrent: () => boolean,
+  ): Promise<void> {
+    const left: number[] = [];
+    for (let i = 0; i < toWrite.length; i += RECORD_CHUNK) left.push(Math.min(RECORD_CHUNK, toWrite.length - i));
+    const recorded: Promise<void>[] = [];
+    let failed = false;
+    const order = toWrite.map((item, i) => ({ ...item, chunk: Math.floor(i / RECORD_CHUNK) }));
+    const lanes = withConcurrency(order, IN_FLIGHT, async ({ rec, chunk }) => {
+      if (failed) return;
+      writeTogether(this.fires.redis);
+      await this.writeTiming(rec, written[rec.def.name], isCurrent).catch((err: unknown) => {
+        failed = true;
+        throw err;
+      });
+      if (--left[chunk]! > 0 || failed) return;
+      const entries = toWrite
+        .slice(chunk * RECORD_CHUNK, (chunk + 1) * RECORD_CHUNK)
+        .map((w): [string, string] => [w.rec.def.name, w.fingerprint]);
+      const record = this.recordWritten(lead, entries);
+      record.catch(() => (failed = true));
+      recorded.push(record);
+    });
+    const failure = await lanes.then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    // Every record started is awaited; a stale leader's refusal is what the caller hears.
+    const refused = (await Promise.allSettled(recorded)).find((o) => o.status === 'rejected');
+    if (refused) throw refused.reason;
+    if (failure) throw failure.err;
   }
 
   /**

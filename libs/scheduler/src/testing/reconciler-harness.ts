@@ -20,7 +20,11 @@ export interface ReconcilerHarness {
   stop(): Promise<void>;
 }
 
-export async function startReconcilerHarness(name: string): Promise<ReconcilerHarness> {
+/**
+ * `leaseMs`: long enough to outlast the test's reconciles on a loaded machine when they write
+ * thousands of routines (a lost lease refuses their writes).
+ */
+export async function startReconcilerHarness(name: string, leaseMs = 5000): Promise<ReconcilerHarness> {
   const conns = new RedisConnections({ kind: 'url', url: testRedisUrl(), tls: false }, name);
   const keys = new DroverKeys(uniquePrefix(name), false);
   const clock = new SystemClock();
@@ -28,7 +32,7 @@ export async function startReconcilerHarness(name: string): Promise<ReconcilerHa
   const routines = new RoutineStore(conns.command, keys);
   const index = new RoutineIndex(conns.command, keys);
   const reconciler = new Reconciler(conns, keys, routines, index, fires, clock, pino({ level: 'silent' }));
-  const elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs: 5000 });
+  const elector = new LeaderElector(conns.open('command', 'leader'), keys, { instanceId: 'test', leaseMs });
   elector.start();
   const lead = await elector.waitForLeadership();
   return {

@@ -80,7 +80,11 @@ export class RoutineStore {
     return raw ? decodeRecord(raw) : undefined;
   }
 
-  async list(): Promise<RoutineRecord[]> {
+  /**
+   * Every routine, by name; `{ ordered: false }` skips the sort for a pass that looks at each one
+   * on its own (at 100 000 routines the collator's sort is a few hundred ms of a leader's turn).
+   */
+  async list(opts: { ordered?: boolean } = {}): Promise<RoutineRecord[]> {
     const all = [...(await hscanAll(this.redis, this.definitionsKey)).values()];
     const records: RoutineRecord[] = [];
     const pace = pacer();
@@ -88,7 +92,7 @@ export class RoutineStore {
       await pace();
       records.push(decodeRecord(raw));
     }
-    return records.sort((a, b) => BY_NAME.compare(a.def.name, b.def.name));
+    return opts.ordered === false ? records : records.sort((a, b) => BY_NAME.compare(a.def.name, b.def.name));
   }
 
   async names(): Promise<string[]> {
