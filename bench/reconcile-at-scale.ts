@@ -3,6 +3,7 @@
  * with nothing changed (time and BullMQ writes), the leader's watchdog, and Redis bytes per routine.
  * Also the routines that never fire which part 1 adds as idle ones.
  */
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { parseBundle, type Routine } from '@drover/core';
@@ -19,6 +20,17 @@ import {
 import { BullQueues, RoutineIndex, RoutineStore, SlotClaims, SlotSkips } from '@drover/store';
 import { uniquePrefix } from '@drover/testing';
 
+/**
+ * The cron routines' expression: one shared by all (the default), or with
+ * `BENCH_SCALE_CRON=distinct` one of their own each (minute, hour, day and month from `i`), so no
+ * two share a slot and every next-slot computation is done afresh.
+ */
+function cronOf(i: number): string {
+  if (process.env.BENCH_SCALE_CRON !== 'distinct') return '0 3 1 1 *';
+  const k = (i - 1) / 2;
+  return `${k % 60} ${Math.floor(k / 60) % 24} ${(Math.floor(k / 1_440) % 28) + 1} ${(Math.floor(k / 40_320) % 12) + 1} *`;
+}
+
 export function routine(i: number): Routine {
   const res = parseBundle(
     {
@@ -29,9 +41,7 @@ export function routine(i: number): Routine {
           queue: 'default',
           // Half cron, half interval; none fires during the benchmark.
           trigger:
-            i % 2
-              ? { kind: 'cron', cron: '0 3 1 1 *', tz: 'Europe/Berlin' }
-              : { kind: 'interval', everyMs: 86_400_000 },
+            i % 2 ? { kind: 'cron', cron: cronOf(i), tz: 'Europe/Berlin' } : { kind: 'interval', everyMs: 86_400_000 },
         },
       ],
     },
@@ -129,7 +139,8 @@ export async function reconcileAtScale(redisUrl: string, scale: number): Promise
   const snap = await second.snapshot();
   const rebuildS = await timed(() => makeWatchdog().rebuild(lead, snap));
 
-  console.log(`\n-- reconcile at scale: ${scale} routines (half cron with tz, half interval)`);
+  const crons = process.env.BENCH_SCALE_CRON === 'distinct' ? 'each its own' : 'one expression';
+  console.log(`\n-- reconcile at scale: ${scale} routines (half cron with tz, ${crons}; half interval)`);
   for (const c of curve) {
     console.log(
       `   at ${String(c.routines).padStart(7)}: created in ${c.createS.toFixed(2)} s, reconciled ${c.written} new in ` +
@@ -154,4 +165,37 @@ export async function reconcileAtScale(redisUrl: string, scale: number): Promise
   await fires.close();
   await conns.closeAll();
   probe.disconnect();
+
+  const rawS = await rawUpserts(redisUrl, scale);
+  console.log(
+    `   raw BullMQ: the same ${scale} Job Schedulers  ${rawS.toFixed(2)} s  (first reconcile / raw: ${(firstS / rawS).toFixed(2)})`,
+  );
+}
+
+/**
+ * Raw BullMQ writing the Job Schedulers of the same triggers (its own cron strategy), 128 in flight
+ * as the reconciler keeps them: what a hand-rolled reconcile of these routines would spend.
+ */
+async function rawUpserts(redisUrl: string, scale: number): Promise<number> {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue('raw-scale', { connection, prefix: uniquePrefix('rawscale') });
+  await queue.waitUntilReady();
+  const triggers = Array.from({ length: scale }, (_, i) => routine(i).trigger!);
+  let next = 0;
+  const lane = async () => {
+    while (next < triggers.length) {
+      const i = next++;
+      const t = triggers[i]!;
+      const repeat =
+        t.kind === 'cron' ? { pattern: t.cron, tz: t.tz } : { every: t.kind === 'interval' ? t.everyMs : 0 };
+      await queue.upsertJobScheduler(`r${i}`, repeat, { name: 'fire', data: { routine: `scale-${i}` } });
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 128 }, lane));
+  const seconds = (performance.now() - t0) / 1000;
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  connection.disconnect();
+  return seconds;
 }
