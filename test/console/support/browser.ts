@@ -13,12 +13,16 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * A page that records every console error and uncaught exception, so a test can assert the
- * console ran clean (a CSP violation or a failed request shows up there too).
+ * console ran clean (a CSP violation or a failed request shows up there too). Each is recorded as
+ * `<page url>: <message>`, and a message about a resource ends with ` [<resource url>]`: a request
+ * answered after the page moved on is logged under the new page.
  */
 export async function trackedPage(context: BrowserContext, errors: string[]): Promise<Page> {
   const page = await context.newPage();
   page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`${page.url()}: ${msg.text()}`);
+    if (msg.type() !== 'error') return;
+    const from = msg.location().url;
+    errors.push(`${page.url()}: ${msg.text()}${from && from !== page.url() ? ` [${from}]` : ''}`);
   });
   page.on('pageerror', (err) => errors.push(`${page.url()}: uncaught ${err.message}`));
   return page;
