@@ -36,7 +36,8 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
               jobType: 'sleep',
               queue: 'default',
               trigger: { kind: 'manual' },
-              payload: { ms: 1500 },
+              // Long enough that a loaded machine still shows the run's progress while it runs.
+              payload: { ms: 5000 },
             },
             { name: 'ticker', jobType: 'noop', queue: 'default', trigger: { kind: 'interval', everyMs: 3_600_000 } },
             // A slot every second on its own queue: the routine page's slot ledger strip fills up.
@@ -172,6 +173,48 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     expect(replays.every((r) => r.source === 'replay')).toBe(true);
   }, 30_000);
 
+  it("follows a bulk operation to its end when its last event arrives while the page's first read of it is in flight", async () => {
+    // The replays of the step before fail again and park: three parked runs to replay once more.
+    await waitFor(
+      'the replays parked again',
+      async () => (await api.call('GET', '/queues/flaky')).body.counts.parked === 3,
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    const { page } = await loggedIn('operator');
+    // Two runs a second: the operation is still running when the page first reads it.
+    await page.route('**/api/v1/queues/flaky/parked/replay', (route) =>
+      route.continue({ postData: JSON.stringify({ ...route.request().postDataJSON(), ratePerSecond: 2 }) }),
+    );
+    // That first read answers only once the operation has ended and its last event has reached the page.
+    let held = 0;
+    await page.route('**/api/v1/operations/*', async (route) => {
+      if (held++ > 0) return route.continue();
+      const early = await route.fetch();
+      const id = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop()!);
+      expect((await early.json()).status).toBe('running');
+      await waitFor(
+        'the operation to end',
+        async () => (await api.call('GET', `/operations/${id}`)).body.status === 'done',
+        {
+          timeoutMs: 20_000,
+        },
+      );
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.fulfill({ response: early });
+    });
+    await page.goto(ui('/parked?queue=flaky'));
+    await page.getByRole('button', { name: 'Replay matching…' }).click();
+    await page.getByRole('button', { name: 'Replay 3' }).click();
+    const op = page.getByTestId('operation');
+    await op.getByText(/replay done: 3 done/).waitFor({ timeout: 20_000 });
+    // The read held back answered last, and did not take the page back to "running".
+    await page.waitForTimeout(2_000);
+    expect(held).toBeGreaterThanOrEqual(2);
+    expect(await op.textContent()).toMatch(/replay done: 3 done/);
+  }, 45_000);
+
   it('gives a viewer no write controls, and the api refuses the writes a viewer forces', async () => {
     const { context, page } = await loggedIn('viewer');
     await page.goto(ui('/routines'));
@@ -218,6 +261,8 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
       'three slots that ran in the strip',
       async () => {
         await page.reload();
+        // The reload ends before the page has read the ledger: count its cells once they are drawn.
+        await strip.waitFor({ timeout: 10_000 });
         return (await strip.locator('li[data-fate="ran"]').count()) >= 3;
       },
       { timeoutMs: 20_000 },

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, errorText, ok, type Run, type Schemas } from '../api';
 import { Empty, ErrorNote, Page, Time, RunLink } from '../components/bits';
 import { useLiveReload } from '../live';
@@ -30,18 +30,26 @@ function Bulk({ queue, filter, onDone }: { queue: string; filter: Filter; onDone
   const [dry, setDry] = useState<{ kind: 'replay' | 'purge'; matched: number }>();
   const [op, setOp] = useState<Operation>();
   const [error, setError] = useState<string>();
-  const refresh = (id: string) =>
-    ok(api.GET('/api/v1/operations/{id}', { params: { path: { id } } })).then(
+  // The operation followed, known from the moment its start is answered: its last event can arrive
+  // while the first read is in flight, and a read taken before the end would otherwise be final.
+  const following = useRef<string>();
+  // Only the latest read is shown: an earlier one answered late must not undo a newer state.
+  const reads = useRef(0);
+  const refresh = (id: string) => {
+    const read = ++reads.current;
+    return ok(api.GET('/api/v1/operations/{id}', { params: { path: { id } } })).then(
       (o) => {
+        if (read !== reads.current || following.current !== id) return;
         setOp(o);
         if (o.status !== 'running') onDone();
       },
-      (err: unknown) => setError(errorText(err)),
+      (err: unknown) => read === reads.current && setError(errorText(err)),
     );
+  };
   useLiveReload(
     ['operation'],
-    () => op && void refresh(op.id),
-    (e) => e.id === op?.id,
+    () => following.current && void refresh(following.current),
+    (e) => e.id === following.current,
   );
   if (!canReplay) return null;
   const path = { params: { path: { name: queue } } };
@@ -49,6 +57,7 @@ function Bulk({ queue, filter, onDone }: { queue: string; filter: Filter; onDone
   const count = async (kind: 'replay' | 'purge') => {
     setError(undefined);
     setOp(undefined);
+    following.current = undefined;
     try {
       const res =
         kind === 'replay'
@@ -66,7 +75,10 @@ function Bulk({ queue, filter, onDone }: { queue: string; filter: Filter; onDone
         dry.kind === 'replay'
           ? await ok(api.POST('/api/v1/queues/{name}/parked/replay', { ...path, body: body(false) }))
           : await ok(api.POST('/api/v1/queues/{name}/parked/purge', { ...path, body: body(false) }));
-      if ('operationId' in res) await refresh(res.operationId);
+      if ('operationId' in res) {
+        following.current = res.operationId;
+        await refresh(res.operationId);
+      }
       setDry(undefined);
     } catch (err) {
       setError(errorText(err));
