@@ -263,6 +263,25 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
       expect(again!.enqueued).toEqual([]);
     });
 
+    it("completes the pending claim a lost fire left at the cursor when the watchdog's repair comes, first and once", async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      // The claim of the slot at T0+1min, pending, its cursor moved, and its fire job gone. Its fire
+      // came late: the claim is 4 s old when the repair comes, younger than a claim left to its maker.
+      const decision = JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: T0 + 2 * MIN - 1_000 });
+      await conns.command.set(claims.key('gated', T0 + MIN), `p-0|${decision}`, 'PX', 600_000);
+      await routines.advanceCursor('gated', T0 + MIN);
+      // The watchdog sees the next slot overdue by its 3 s tolerance, a few seconds after the claim.
+      clock.t = T0 + 2 * MIN + 3_000;
+      const repaired = await dispatcher.dispatch('gated', { slot: T0 + 2 * MIN, repair: true });
+      expect(repaired!.enqueued[0]).toBe(runIdForSlot('gated', T0 + MIN));
+      expect(await claims.get('gated', T0 + MIN)).toMatchObject({ state: 'done' });
+      const queued = await bull.get('default').getJobs(['wait', 'delayed', 'prioritized']);
+      expect(queued.map((j) => j.id)).toContain(runIdForSlot('gated', T0 + MIN));
+      // Asked again, nothing more is made for that slot.
+      const again = await dispatcher.dispatch('gated', { slot: T0 + 2 * MIN, repair: true });
+      expect(again!.enqueued).not.toContain(runIdForSlot('gated', T0 + MIN));
+    });
+
     it('resolves a claim abandoned past the pending window without a run, rather than risk a second one', async () => {
       await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
       const decision = JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: T0 + MIN });

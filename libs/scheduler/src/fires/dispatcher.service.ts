@@ -130,6 +130,13 @@ export class Dispatcher {
       const slot = 'fire' in one ? one.fire : { ...one.skip, source: 'catch-up' as const, skip: one.skip.reason };
       await this.handle(d, slot, true);
     } else {
+      // The watchdog asks for a repair when the routine made no progress for its tolerance: the
+      // fire of the newest claimed slot may be gone with its claim still pending (a second loss of
+      // Redis writes can drop a fire job that was still completing its claim). Nothing else would
+      // ever finish that claim, and it is older than the slots caught up below: finish it first.
+      if (request.repair && state.lastSlot !== undefined && state.lastSlot !== request.slot) {
+        await this.complete(d, state.lastSlot, await this.claims.get(routine, state.lastSlot), true);
+      }
       // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
       const plan = catchUp({
         ...policy,
@@ -214,13 +221,15 @@ export class Dispatcher {
    * safe: the run's deduplication marker outlives retention for the pending window; past it the
    * slot is resolved without a run (`claim-abandoned`) rather than risk running it twice.
    */
-  private async complete(d: Dispatch, slot: number, claim: SlotClaim | undefined): Promise<void> {
+  private async complete(d: Dispatch, slot: number, claim: SlotClaim | undefined, makerGone = false): Promise<void> {
     if (!claim?.decision || claim.state === 'done' || claim.arm === 'revoked') return;
     const armed = claim.arm !== 'none';
     const made = claim.decision;
-    // Its maker may still be at work: leave it, unless this is its own fire retried (the maker
-    // died) or the slot of an armed run has come (the arm was made long before).
-    if (!d.retry && d.now - made.at < CLAIM_SETTLE_MS && !(armed && slot <= d.now)) return;
+    // Its maker may still be at work: leave it, unless this is its own fire retried or a repair
+    // (the maker died, or its fire is lost) or the slot of an armed run has come (the arm was made
+    // long before). Should the maker still finish it, both write the same outcome once: the run's
+    // id and deduplication marker, and the claim's compare-and-set, let only one through.
+    if (!d.retry && !makerGone && d.now - made.at < CLAIM_SETTLE_MS && !(armed && slot <= d.now)) return;
     const armedFor = made.kind === 'fire' ? made.v : undefined;
     if (armed && armedFor !== d.record.version) {
       // Armed for a definition that changed since: withdraw it and decide the slot again.
