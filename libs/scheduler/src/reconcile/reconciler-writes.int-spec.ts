@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { parseBundle, type Routine } from '@drover/core';
+import { StaleLeaderError } from '@drover/redis';
 import { startReconcilerHarness, type ReconcilerHarness } from '../testing/reconciler-harness';
 
 function routine(name: string, trigger: Record<string, unknown>): Routine {
@@ -16,6 +17,18 @@ const daily = (i: number) =>
     `r-${String(i).padStart(4, '0')}`,
     i % 2 ? { kind: 'cron', cron: '0 3 * * *', tz: 'Europe/Berlin' } : { kind: 'interval', everyMs: 86_400_000 },
   );
+
+/** Waits until the writes still in flight have landed: the number of Job Schedulers stands still. */
+async function schedulersSettled(h: ReconcilerHarness): Promise<number> {
+  const zcard = () => h.conns.command.zcard(h.fires.keys.repeat!);
+  let before = -1;
+  let count = await zcard();
+  while (count !== before) {
+    await new Promise((r) => setTimeout(r, 200));
+    [before, count] = [count, await zcard()];
+  }
+  return count;
+}
 
 describe('Reconciler: how a full pass writes many routines', () => {
   let h: ReconcilerHarness;
@@ -71,14 +84,7 @@ describe('Reconciler: how a full pass writes many routines', () => {
       return Promise.reject(new Error('refused by the test'));
     }) as typeof upsert;
     await expect(h.reconciler.reconcileAll(h.lead, h.isCurrent)).rejects.toThrow('refused by the test');
-    // Writes still in flight land; then the count stays where it is.
-    const zcard = () => h.conns.command.zcard(h.fires.keys.repeat!);
-    let before = -1;
-    let count = await zcard();
-    while (count !== before) {
-      await new Promise((r) => setTimeout(r, 200));
-      [before, count] = [count, await zcard()];
-    }
+    await schedulersSettled(h);
     const recorded = await h.conns.command.hkeys(h.reconciler.writtenKey);
     const scheduled = new Set(await h.conns.command.zrange(h.fires.keys.repeat!, '0', '-1'));
     // The first chunk only: the failing one's is not recorded, and no lane went on to the third.
@@ -94,5 +100,21 @@ describe('Reconciler: how a full pass writes many routines', () => {
     expect(next.upserted).toHaveLength(n - 1_000);
     expect(await h.conns.command.hlen(h.reconciler.writtenKey)).toBe(n);
     expect(await h.conns.command.zcard(h.fires.keys.repeat!)).toBe(n);
+  });
+
+  it('stops writing once a chunk’s record is refused: a leader whose lease is gone records nothing', async () => {
+    const n = 2_000; // the first chunk's record, refused, comes after 1 000 routines
+    await h.routines.createMany(
+      Array.from({ length: n }, (_, i) => daily(i)),
+      'api',
+      h.clock.now(),
+    );
+    const stale = { ...h.lead, token: `${h.lead.token}-stale` };
+    await expect(h.reconciler.reconcileAll(stale, h.isCurrent)).rejects.toThrow(StaleLeaderError);
+    const written = await schedulersSettled(h);
+    expect(await h.conns.command.hlen(h.reconciler.writtenKey)).toBe(0);
+    // The lanes stopped at the refusal rather than writing every routine.
+    expect(written).toBeGreaterThanOrEqual(1_000);
+    expect(written).toBeLessThan(n);
   });
 });
