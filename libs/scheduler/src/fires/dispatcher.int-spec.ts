@@ -263,6 +263,19 @@ describe('Dispatcher (real Redis, real BullMQ, real run store)', () => {
       expect(again!.enqueued).toEqual([]);
     });
 
+    it('completes the newest slot a retried fire claimed before dying, not only its own', async () => {
+      await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
+      // The first attempt, late, handled its own slot (T0+1min) and claimed the next (T0+2min), then died.
+      await fireAt(1);
+      const decision = JSON.stringify({ kind: 'fire', source: 'schedule', cancel: [], at: T0 + 2 * MIN });
+      await conns.command.set(claims.key('gated', T0 + 2 * MIN), `p-0|${decision}`, 'PX', 600_000);
+      await routines.advanceCursor('gated', T0 + 2 * MIN);
+      clock.t = T0 + 2 * MIN + 1_000;
+      const retried = await dispatcher.dispatch('gated', { slot: T0 + MIN }, { retry: true });
+      expect(retried!.enqueued).toEqual([runIdForSlot('gated', T0 + 2 * MIN)]);
+      expect(await claims.get('gated', T0 + 2 * MIN)).toMatchObject({ state: 'done' });
+    });
+
     it("completes the pending claim a lost fire left at the cursor when the watchdog's repair comes, first and once", async () => {
       await routines.upsert(routine({ concurrencyPolicy: 'forbid' }), 'api', T0);
       // The claim of the slot at T0+1min, pending, its cursor moved, and its fire job gone. Its fire

@@ -130,11 +130,12 @@ export class Dispatcher {
       const slot = 'fire' in one ? one.fire : { ...one.skip, source: 'catch-up' as const, skip: one.skip.reason };
       await this.handle(d, slot, true);
     } else {
-      // The watchdog asks for a repair when the routine made no progress for its tolerance: the
-      // fire of the newest claimed slot may be gone with its claim still pending (a second loss of
-      // Redis writes can drop a fire job that was still completing its claim). Nothing else would
-      // ever finish that claim, and it is older than the slots caught up below: finish it first.
-      if (request.repair && state.lastSlot !== undefined && state.lastSlot !== request.slot) {
+      // The newest claimed slot (the cursor's) may be left pending by a maker that is gone: a
+      // retried fire's first attempt died on it, or, when the watchdog asks for a repair because
+      // the routine made no progress for its tolerance, its fire job was lost while completing it
+      // (a second loss of Redis writes). Nothing else would ever finish that claim, and it is
+      // older than the slots caught up below: finish it first.
+      if ((d.retry || request.repair) && state.lastSlot !== undefined && state.lastSlot !== request.slot) {
         await this.complete(d, state.lastSlot, await this.claims.get(routine, state.lastSlot), true);
       }
       // Slots up to this fire's own, even if it arrived a hair early: its run waits for the slot.
@@ -154,10 +155,6 @@ export class Dispatcher {
       // The fire's own slot was claimed before (armed ahead, or by this fire's first attempt): if
       // that claimer died before writing the outcome, finish it now.
       if (request.slot <= cursor && !d.gone) await this.complete(d, request.slot, own);
-      // A retried fire's first attempt may also have died on the newest slot it claimed.
-      if (d.retry && !d.gone && state.lastSlot !== undefined && state.lastSlot !== request.slot) {
-        await this.complete(d, state.lastSlot, await this.claims.get(routine, state.lastSlot));
-      }
       newest = plan.cursor;
     }
     // The next slots after this fire's (the cursor may already be past them: armed earlier).
