@@ -1,5 +1,6 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { cronFields } from '../model/cron-expression';
+import { wallSlotFinder } from './cron-wall-next';
 import type { CronTrigger } from '../model/trigger.schema';
 import { fromWallMs, offsetTransition, zoneOffsetMs } from '../time/time-zone';
 
@@ -45,15 +46,31 @@ function step(it: CronExpression, forward: boolean): number | undefined {
 }
 
 /**
+ * The wall-clock slots after `wallMs`, one per call: {@link wallSlotFinder}'s from cron-parser's
+ * parsed fields where it can tell, else cron-parser's own walk (day fields with `L` or `#`).
+ */
+function forwardWalk(trigger: CronTrigger, wallMs: number): () => number | undefined {
+  const find = wallSlotFinder(CronExpressionParser.parse(cronFields(trigger.cron).join(' ')).fields);
+  let wall = wallMs;
+  let it: CronExpression | undefined;
+  return () => {
+    const fast = it ? undefined : find?.(wall);
+    if (fast !== undefined) return (wall = fast);
+    it ??= wallIterator(trigger, wall);
+    return step(it, true);
+  };
+}
+
+/**
  * Lazily yield the fire instants (epoch ms) of `trigger` strictly after `afterMs`, strictly increasing.
  * Stops when cron-parser finds no further date.
  */
 export function* cronSlotsAfter(trigger: CronTrigger, afterMs: number): Generator<number, void, undefined> {
   const tz = trigger.tz ?? 'UTC';
-  const it = wallIterator(trigger, splitWall(afterMs, tz) - 1);
+  const next = forwardWalk(trigger, splitWall(afterMs, tz) - 1);
   let last = afterMs;
   for (let idle = 0; idle < MAX_IDLE_STEPS; idle++) {
-    const wall = step(it, true);
+    const wall = next();
     if (wall === undefined) return;
     const at = fromWallMs(wall, tz).epochMs;
     if (at > last) {

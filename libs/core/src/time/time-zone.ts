@@ -3,22 +3,14 @@
  * All functions are pure; formatters are memoised per zone (a cache, not state).
  */
 
+import { WALL_CLOCK_FORMAT, wallFields } from './wall-fields';
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
+    f = new Intl.DateTimeFormat('en-US', { ...WALL_CLOCK_FORMAT, timeZone: tz });
     formatters.set(tz, f);
   }
   return f;
@@ -44,11 +36,8 @@ export function isValidTimeZone(tz: string): boolean {
 export function zoneOffsetMs(epochMs: number, tz: string): number {
   if (tz === 'UTC') return 0;
   const whole = Math.floor(epochMs / 1000) * 1000;
-  const parts = formatter(tz).formatToParts(new Date(whole));
-  const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? '0');
-  const bc = parts.find((p) => p.type === 'era')?.value === 'BC';
-  const year = bc ? 1 - get('year') : get('year');
-  const asUtc = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const [year, month, day, hour, minute, second] = wallFields(formatter(tz), new Date(whole));
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
   // Date.UTC maps years 0-99 to 1900-1999; correct for the (theoretical) early years.
   const fixed = year >= 0 && year < 100 ? new Date(asUtc).setUTCFullYear(year) : asUtc;
   return fixed - whole;
