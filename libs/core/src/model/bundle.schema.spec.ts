@@ -141,6 +141,20 @@ describe('parseBundle', () => {
     ]);
   });
 
+  it('holds each call to its own floor while schemas are reused (floors in turn, then again)', () => {
+    const bundle = { queues: [queue], routines: [routine({ trigger: { kind: 'cron', cron: '*/10 * * * * *' } })] };
+    for (let round = 0; round < 2; round++) {
+      expect(parseBundle(bundle, { minFireIntervalMs: 60_000 }).ok).toBe(false);
+      expect(parseBundle(bundle).ok).toBe(true);
+      expect(parseBundle(bundle, { minFireIntervalMs: 10_000 }).ok).toBe(true);
+      expect(parseBundle(bundle, { minFireIntervalMs: 10_001 }).ok).toBe(false);
+    }
+    // More floors than the memo keeps: it starts over and still answers each.
+    for (let floor = 1_000; floor <= 40_000; floor += 1_000) {
+      expect(parseBundle(bundle, { minFireIntervalMs: floor }).ok).toBe(floor <= 10_000);
+    }
+  });
+
   it('refuses an interval below the floor and an offset outside [0, everyMs)', () => {
     const trigger = { kind: 'interval', everyMs: 10, offsetMs: 20 };
     expect(errorsOf({ queues: [queue], routines: [routine({ trigger })] })).toEqual([

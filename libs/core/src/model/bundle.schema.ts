@@ -157,6 +157,30 @@ function crossIssues(names: Names, resolved: ReturnType<typeof resolveValidation
   return issues;
 }
 
+function buildBundleSchema(minFireIntervalMs: number) {
+  return z.strictObject({
+    queues: z.array(queueSchema).default([]),
+    routines: z.array(routineSchema({ minFireIntervalMs })).default([]),
+    calendars: calendarsSchema.optional(),
+  });
+}
+
+/**
+ * The bundle schema for a fire-rate floor, built once: zod takes about a millisecond to build it,
+ * which each API call and client call validating one routine paid again. A schema is immutable, so
+ * sharing it changes no answer. Floors come from configuration; past a few the memo starts over.
+ */
+const bundleSchemas = new Map<number, ReturnType<typeof buildBundleSchema>>();
+function bundleSchema(minFireIntervalMs: number): ReturnType<typeof buildBundleSchema> {
+  let schema = bundleSchemas.get(minFireIntervalMs);
+  if (!schema) {
+    if (bundleSchemas.size >= 16) bundleSchemas.clear();
+    schema = buildBundleSchema(minFireIntervalMs);
+    bundleSchemas.set(minFireIntervalMs, schema);
+  }
+  return schema;
+}
+
 /**
  * Validate a bundle `{queues: [...], routines: [...]}` (either list may be omitted) and fill in defaults.
  * Never throws. Each error names the item and field and says what would be valid, e.g.
@@ -167,11 +191,7 @@ function crossIssues(names: Names, resolved: ReturnType<typeof resolveValidation
  */
 export function parseBundle(raw: unknown, opts?: ValidationOptions): ParseBundleResult {
   const resolved = resolveValidationOptions(opts);
-  const schema = z.strictObject({
-    queues: z.array(queueSchema).default([]),
-    routines: z.array(routineSchema(opts)).default([]),
-    calendars: calendarsSchema.optional(),
-  });
+  const schema = bundleSchema(resolved.minFireIntervalMs);
   const result = schema.safeParse(resolveCalendars(raw) ?? {}, { error: droverIssueWords });
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({
