@@ -70,8 +70,13 @@ describe('RedisConnections against a real redis-server', () => {
       // Closing now, while the connections wait to reconnect, strands BullMQ's blocked fetch.
       await waitFor('the connection to wait to reconnect', () => connection.status === 'reconnecting');
       const closing = worker.close();
+      let gaveUp = false;
+      void conns.abandoned.then(() => (gaveUp = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(gaveUp).toBe(false);
       // The connection opened here (BullMQ's main one) and the copy BullMQ made for its blocking fetch.
       expect(conns.abandon()).toBe(2);
+      await conns.abandoned; // what shutdown hooks race their closes against
       await closing;
     } finally {
       await conns.closeAll();

@@ -18,6 +18,13 @@ export interface BorrowedClient {
  */
 export class RedisConnections {
   private readonly opened = new Set<RedisClient>();
+  private giveUp!: () => void;
+  /**
+   * Settles once {@link abandon} gave up on the connections. A close waiting on Redis then may never
+   * end: BullMQ's `Worker.close()` was seen waiting for its main loop after every connection had
+   * ended, until the shutdown backstop (exit 1). Shutdown hooks race their closes against it.
+   */
+  readonly abandoned = new Promise<void>((resolve) => (this.giveUp = resolve));
   private commandClient?: RedisClient;
   private waiter?: ReplicaWait;
 
@@ -108,6 +115,7 @@ export class RedisConnections {
         );
       }
     }
+    this.giveUp();
     return clients.length;
   }
 

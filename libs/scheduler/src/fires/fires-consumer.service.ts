@@ -66,7 +66,9 @@ export class FiresConsumer implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     // Lets in-flight fires finish: a half-dispatched fire would only be retried, but why waste it.
-    await this.worker?.close();
+    // Not past the connections being abandoned (Redis unreachable after the grace period): nothing
+    // can finish then, and BullMQ's close may wait for its main loop forever.
+    await Promise.race([this.worker?.close(), this.conns.abandoned]);
   }
 
   private async process(job: Job<FireJobData>, token?: string): Promise<string> {
