@@ -91,6 +91,7 @@ describe('wallSlotFinder', () => {
       }),
       { numRuns: 1_500 },
     );
-    expect(compared).toBeGreaterThan(900); // most expressions have plain day fields
+    // About 61 % have plain day fields (918 of 1 500 on average, sd 19): far above 600 unless vacuous.
+    expect(compared).toBeGreaterThan(600);
   });
 });
