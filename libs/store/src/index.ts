@@ -104,6 +104,7 @@ export {
   FIRE_JOB_OPTS,
   FIRE_KEEP,
   FIRE_RETRY,
+  armFireJobId,
   fireOfJob,
   onceFireJobId,
   refireJobId,

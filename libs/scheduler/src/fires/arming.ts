@@ -10,6 +10,23 @@ export const ARM_HORIZON_MS = 24 * 3_600_000;
 export const ARM_AHEAD = 2;
 
 /**
+ * How soon a new schedule's first slot must come for its routine to be armed as the schedule is
+ * written (see `armFireJobId`). Bounded, so that creating many routines at once arms only those
+ * about to fire; the others are armed by their first fire, well before their second slot.
+ */
+export const ARM_ON_WRITE_MS = 60_000;
+
+/**
+ * Whether writing a routine's schedule at `now` should also arm its first slots: it is armable
+ * and its first slot is within {@link ARM_ON_WRITE_MS}. Pure.
+ */
+export function armsOnWrite(def: Routine, now: number): boolean {
+  if (!isArmable(def)) return false;
+  const first = nextFire(def, now);
+  return first !== undefined && first - now <= ARM_ON_WRITE_MS;
+}
+
+/**
  * Whether a routine's outcome at fire time is known in advance, so its runs may be armed ahead:
  * active, timed by cron or interval, overlap allowed, no condition, not a selector. Pure.
  */

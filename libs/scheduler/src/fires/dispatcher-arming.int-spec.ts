@@ -1,6 +1,8 @@
 import { parseBundle, runIdForSlot, type Routine } from '@drover/core';
 import type { RedisConnections } from '@drover/redis';
 import {
+  armFireJobId,
+  fireOfJob,
   FIRES_QUEUE,
   refireJobId,
   type BullQueues,
@@ -74,6 +76,20 @@ describe('Dispatcher arming the next runs ahead of their slots', () => {
     const second = await fireAt(2);
     expect(second!.enqueued).toEqual([runIdForSlot('gated', T0 + 4 * MIN)]);
     expect(second!.duplicates).toBe(0);
+  });
+
+  it("arms the first two slots from the fire added as the schedule is written, and the first slot's own fire adds none", async () => {
+    await routines.upsert(routine({}), 'api', T0);
+    clock.t = T0 + 10_000;
+    const [s1, s2, s3] = [T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN];
+    const written = await dispatcher.dispatch('gated', fireOfJob(armFireJobId('gated', clock.t))!);
+    expect(written!.enqueued).toEqual([runIdForSlot('gated', s1), runIdForSlot('gated', s2)]);
+    expect(await runs.get(runIdForSlot('gated', s1))).toMatchObject({ status: 'scheduled', scheduledFor: s1 });
+    expect(await bull.get('default').getJobCounts('wait', 'delayed')).toEqual({ wait: 0, delayed: 2 });
+    const first = await fireAt(1);
+    expect(first!.enqueued).toEqual([runIdForSlot('gated', s3)]);
+    expect(first!.duplicates).toBe(0);
+    expect(await bull.get('default').getJobCounts('wait', 'delayed')).toEqual({ wait: 0, delayed: 3 });
   });
 
   it('finishes an arm whose maker died between claiming the slot and creating its run, when the slot comes', async () => {

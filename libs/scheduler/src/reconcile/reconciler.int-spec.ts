@@ -72,6 +72,29 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect(schedulers.find((s) => s.key === 'cron-a')!.pattern).toBe('*/5 * * * * *');
   });
 
+  it('adds a fire that arms the first slots of a schedule it writes when they are near, once', async () => {
+    const now = clock.now();
+    await routines.upsert(routine('soon', { kind: 'interval', everyMs: 5000 }), 'api', now);
+    await routines.upsert(
+      routine('forbid', { kind: 'interval', everyMs: 5000 }, { concurrencyPolicy: 'forbid' }),
+      'api',
+      now,
+    );
+    await routines.upsert(routine('yearly', { kind: 'cron', cron: '0 0 1 1 *' }), 'api', now);
+    const armFires = async () =>
+      (await fires.getJobs(['wait', 'delayed'])).map((j) => j.id!).filter((id) => id.startsWith('arm-'));
+    await reconciler.reconcileAll(lead, isCurrent);
+    const first = await armFires();
+    expect(first).toEqual([expect.stringMatching(/^arm-soon-\d+$/)]);
+    // Nothing changed: the schedule is not written again, and neither is the fire.
+    await reconciler.reconcileAll(lead, isCurrent);
+    expect(await armFires()).toEqual(first);
+    // A changed trigger is a schedule written again.
+    await routines.upsert(routine('soon', { kind: 'interval', everyMs: 4000 }), 'api', clock.now() + 1);
+    await reconciler.reconcileOne('soon', lead, isCurrent);
+    expect(await armFires()).toHaveLength(2);
+  });
+
   it('writes nothing when nothing changed (a restart is free)', async () => {
     const now = clock.now();
     for (let i = 0; i < 20; i++)

@@ -11,7 +11,17 @@ import {
   withDroverScripts,
   writeTogether,
 } from '@drover/redis';
-import { FIRE_JOB_OPTS, hscanAll, onceFireJobId, pacer, RoutineIndex, RoutineStore, zscanMembers } from '@drover/store';
+import {
+  armFireJobId,
+  FIRE_JOB_OPTS,
+  hscanAll,
+  onceFireJobId,
+  pacer,
+  RoutineIndex,
+  RoutineStore,
+  zscanMembers,
+} from '@drover/store';
+import { armsOnWrite } from '../fires/arming';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import {
   fireLagMs,
@@ -47,7 +57,8 @@ export interface ReconcileReport {
  * Leader only: keeps the timing sources on the fires queue of every routine that should fire —
  * a Job Scheduler for cron/interval (one per trigger of a `triggers` list: `<name>`, `<name>#1`, …),
  * a delayed job for once — and none for the rest. Two schedulers of one routine firing the same
- * instant are two fires of one slot: the slot claim lets one through. Diff-based:
+ * instant are two fires of one slot: the slot claim lets one through. A schedule it writes whose
+ * routine is armable and fires within a minute also gets a fire that arms its first slots. Diff-based:
  * it compares against the fingerprints it wrote last time (a hash in Redis), so a restart with
  * nothing changed writes nothing to BullMQ.
  */
@@ -267,8 +278,16 @@ export class Reconciler {
       return;
     }
     for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+    let wrote = false;
     for (let i = 0; i < timed.length; i++) {
-      if (force || before[i] !== now[i]) await this.upsertScheduler(def, i, timed[i]!);
+      if (!force && before[i] === now[i]) continue;
+      await this.upsertScheduler(def, i, timed[i]!);
+      wrote = true;
+    }
+    const at = this.clock.now();
+    if (wrote && armsOnWrite(def, at)) {
+      // Its first slot is near: armed now by any scheduler replica, not by that slot's own fire.
+      await this.fires.add('fire', { routine: def.name }, { ...FIRE_JOB_OPTS, jobId: armFireJobId(def.name, at) });
     }
     if (t?.kind === 'once') {
       if (previous?.startsWith('once|')) await this.removeOnce(def.name, previous);

@@ -39,8 +39,11 @@ export interface FireRequest {
 
 /** `repeat:<scheduler>:<millis>` (BullMQ Job Scheduler iterations). */
 const REPEAT_ID = /^repeat:(.+):(\d+)$/;
-/** `once-<routine>-<at>` (one-shot triggers) and `repair-<routine>-<slot>` (watchdog). */
-const ONCE_ID = /^(once|repair)-(.+)-(\d+)$/;
+/**
+ * `once-<routine>-<at>` (one-shot triggers), `repair-<routine>-<slot>` (watchdog) and
+ * `arm-<routine>-<at>` (a schedule just written: see {@link armFireJobId}).
+ */
+const ONCE_ID = /^(once|repair|arm)-(.+)-(\d+)$/;
 /** `refire-<routine>-<slot>-<rev>`. */
 const REFIRE_ID = /^refire-(.+)-(\d+)-(\d+)$/;
 
@@ -57,6 +60,16 @@ export function fireOfJob(jobId: string | undefined, lagMs = 0): FireRequest | u
 
 export function onceFireJobId(routine: string, at: number): string {
   return `once-${routine}-${at}`;
+}
+
+/**
+ * A fire that stands for no slot of its own: dispatched as of `at` (the instant its schedule was
+ * written), it catches up what is due by then, as any fire does, and arms the routine's first
+ * slots. Without it the first slot of a new schedule waits for its own fire, and a burst of new
+ * routines sharing that first slot makes each of those fires also create its run and arm two more.
+ */
+export function armFireJobId(routine: string, at: number): string {
+  return `arm-${routine}-${at}`;
 }
 
 export function repairFireJobId(routine: string, slot: number): string {
