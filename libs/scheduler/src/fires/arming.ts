@@ -17,13 +17,11 @@ export const ARM_AHEAD = 2;
 export const ARM_ON_WRITE_MS = 60_000;
 
 /**
- * Whether writing a routine's schedule at `now` should also arm its first slots: it is armable
- * and its first slot is within {@link ARM_ON_WRITE_MS}. Pure.
+ * Whether writing a routine's schedule at `now`, whose first slot is `first`, should also arm its
+ * first slots: it is armable and that slot is within {@link ARM_ON_WRITE_MS}. Pure.
  */
-export function armsOnWrite(def: Routine, now: number): boolean {
-  if (!isArmable(def)) return false;
-  const first = nextFire(def, now);
-  return first !== undefined && first - now <= ARM_ON_WRITE_MS;
+export function armsOnWrite(def: Routine, first: number, now: number): boolean {
+  return isArmable(def) && first - now <= ARM_ON_WRITE_MS;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 import {
   armFireJobId,
   FIRE_JOB_OPTS,
+  fireOfJob,
   hscanAll,
   onceFireJobId,
   pacer,
@@ -278,14 +279,14 @@ export class Reconciler {
       return;
     }
     for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
-    let wrote = false;
+    let first: number | undefined;
     for (let i = 0; i < timed.length; i++) {
       if (!force && before[i] === now[i]) continue;
-      await this.upsertScheduler(def, i, timed[i]!);
-      wrote = true;
+      const slot = await this.upsertScheduler(def, i, timed[i]!);
+      if (slot !== undefined) first = Math.min(slot, first ?? slot);
     }
     const at = this.clock.now();
-    if (wrote && armsOnWrite(def, at)) {
+    if (first !== undefined && armsOnWrite(def, first, at)) {
       // Its first slot is near: armed now by any scheduler replica, not by that slot's own fire.
       await this.fires.add('fire', { routine: def.name }, { ...FIRE_JOB_OPTS, jobId: armFireJobId(def.name, at) });
     }
@@ -300,8 +301,11 @@ export class Reconciler {
     }
   }
 
-  /** Upserts the Job Scheduler of the routine's trigger `index`. */
-  private async upsertScheduler(def: Routine, index: number, t: Trigger): Promise<void> {
+  /**
+   * Upserts the Job Scheduler of the routine's trigger `index`; answers the slot of its first fire
+   * (read from the job BullMQ made: computing it again would cost a cron search per routine).
+   */
+  private async upsertScheduler(def: Routine, index: number, t: Trigger): Promise<number | undefined> {
     // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
     const template = { name: 'fire', data: { routine: def.name } };
     const id = schedulerId(def.name, index);
@@ -311,19 +315,27 @@ export class Reconciler {
     const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
     if (t.kind === 'cron') {
       const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
-      await this.fires.upsertJobScheduler(
+      const job = await this.fires.upsertJobScheduler(
         id,
         { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate },
         template,
       );
-    } else if (t.kind === 'interval') {
+      return fireOfJob(job?.id)?.slot;
+    }
+    if (t.kind === 'interval') {
       // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
       const lagMs = fireLagMs(def);
       const from = Math.max(this.clock.now(), (bounds?.startMs ?? -Infinity) - 1);
       const startDate = nextFire(t, from)! + lagMs;
       const data = lagMs ? { routine: def.name, lagMs } : template.data;
-      await this.fires.upsertJobScheduler(id, { every: t.everyMs, startDate, ...endDate }, { ...template, data });
+      const job = await this.fires.upsertJobScheduler(
+        id,
+        { every: t.everyMs, startDate, ...endDate },
+        { ...template, data },
+      );
+      return fireOfJob(job?.id, lagMs)?.slot;
     }
+    return undefined;
   }
 
   private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
