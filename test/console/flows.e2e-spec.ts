@@ -126,6 +126,48 @@ describe('web console: flows (chromium, real api + worker)', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it("keeps a parent's newest read when an older read of it answers last", async () => {
+    const [top, first, second] = await enqueueFlow([
+      noop,
+      { ...noop, queue: 'gated', parent: 0 },
+      { ...noop, queue: 'gated', parent: 0 },
+    ]);
+    await Promise.all([settle(first!, 'awaiting-approval'), settle(second!, 'awaiting-approval')]);
+    const approve = async (id: string) =>
+      expect((await api.call('POST', `/runs/${id}/approve`, { as: 'operator', body: {} })).status).toBe(200);
+    const page = (await loggedIn(session(), 'viewer', api.tokens.viewer)).page;
+    await page.goto(ui(`/runs/${top}`));
+    const children = page.getByTestId('run-children');
+    await children.getByText('waiting for 2 of 2 children').waitFor();
+
+    // The first re-read of the parent (on its first child's changes) answers only when let go, with
+    // what was true when it was asked: a slow answer overtaken by the next.
+    let held: Promise<void> | undefined;
+    let letGo!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      void page.route(`**/api/v1/runs/${top}`, async (route) => {
+        if (held) return route.continue();
+        held = new Promise((r) => (letGo = r));
+        const stale = await route.fetch();
+        await held;
+        await route.fulfill({ response: stale });
+        resolve();
+      });
+    });
+    await approve(first!);
+    await waitFor('a re-read of the parent held', async () => held !== undefined, { timeoutMs: 20_000 });
+    await approve(second!);
+    await settle(top!, 'succeeded');
+    await children.getByText('2 children').first().waitFor({ timeout: 20_000 });
+    letGo();
+    await answered;
+    // Two frames for the late answer to be drawn, were it kept.
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    expect(await children.getByText(/waiting for/).count()).toBe(0);
+    await children.getByText('2 children').first().waitFor({ timeout: 1_000 });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('names and links the child whose parking parked its parent', async () => {
     const [top, failed, other] = await enqueueFlow([
       noop,

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ACTIVE_RUN_STATUSES } from '@drover/core/words';
 import { api, ok, type Run } from '../api';
 import { useLiveReload, type LiveEvent } from '../live';
@@ -34,10 +34,26 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  */
 export function RunFlowFacts({ run: given }: { run: Run }) {
   const [reread, setReread] = useState<Run>();
-  useEffect(() => setReread(undefined), [given]);
+  // Reads may answer out of order (one slow, the next quick): only the newest asked is kept, and
+  // none asked before the run itself changed.
+  const asked = useRef(0);
+  useEffect(() => {
+    asked.current++;
+    setReread(undefined);
+  }, [given]);
   const run = reread?.id === given.id ? reread : given;
   const children = run.flow?.children ?? [];
-  useLiveReload(['run'], () => void readRun(given.id).then(setReread, () => undefined), touches(children));
+  useLiveReload(
+    ['run'],
+    () => {
+      const mine = ++asked.current;
+      void readRun(given.id).then(
+        (r) => mine === asked.current && setReread(r),
+        () => undefined,
+      );
+    },
+    touches(children),
+  );
   const parent = run.flow?.parent;
   const failed = failedChild(run);
   const pending = children.filter((c) => c.status && ACTIVE_RUN_STATUSES.includes(c.status)).length;
