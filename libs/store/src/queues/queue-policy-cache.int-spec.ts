@@ -119,6 +119,16 @@ describe('QueuePolicyCache (what enqueue knows about queues)', () => {
     );
   });
 
+  it('ranks its own next run at once after ranking the queue, without waiting for its own message', async () => {
+    await a.runs.enqueue(adHoc('a-warm'));
+    expect(a.runs.policies.peek('q')).toMatchObject({ ranked: false });
+    // Its change messages are not heard (as when they arrive late): only what it did itself counts.
+    Object.assign(a.runs.policies, { invalidate: () => undefined });
+    await a.runs.enqueue(adHoc('m-rank', { source: 'manual' }));
+    await a.runs.enqueue(adHoc('a-next'));
+    expect((await a.bull.get('q').getJob('a-next'))?.opts.priority ?? 0).toBeGreaterThan(0);
+  });
+
   it('checks on the fast path what the slow one does: the payload, and the first run that ranks the queue', async () => {
     await a.runs.enqueue(adHoc('a-warm'));
     expect(a.runs.policies.peek('q')).toMatchObject({ ranked: false });

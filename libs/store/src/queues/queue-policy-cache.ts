@@ -100,9 +100,14 @@ export class QueuePolicyCache {
     return value;
   }
 
-  /** Ranks a queue for good and tells every producer. */
+  /**
+   * Ranks a queue for good and tells every producer. This producer knows it at once: its own
+   * message arrives on another connection, maybe after its next enqueue into the queue.
+   */
   async markRanked(queue: string): Promise<void> {
     await this.connections.command.set(this.rankedKey(queue), '1');
+    const hit = this.facts.get(queue);
+    if (hit) hit.value = { ...hit.value, ranked: true };
     await this.connections.command.publish(this.rankedChannel, queue);
   }
 
