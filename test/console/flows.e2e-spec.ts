@@ -50,6 +50,8 @@ describe('web console: flows (chromium, real api + worker)', () => {
   const statusOf = async (id: string) => (await api.call('GET', `/runs/${id}`, { as: 'viewer' })).body.status as string;
   const settle = (id: string, status: string) =>
     waitFor(`run ${id} to be ${status}`, async () => (await statusOf(id)) === status, { timeoutMs: 20_000 });
+  const approve = async (id: string) =>
+    expect((await api.call('POST', `/runs/${id}/approve`, { as: 'operator', body: {} })).status).toBe(200);
   const axeClean = async (page: Page) => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -77,8 +79,6 @@ describe('web console: flows (chromium, real api + worker)', () => {
       settle(leaf!, 'awaiting-approval'),
       settle(gated!, 'awaiting-approval'),
     ]);
-    const approve = async (id: string) =>
-      expect((await api.call('POST', `/runs/${id}/approve`, { as: 'operator', body: {} })).status).toBe(200);
 
     const page = (await loggedIn(session(), 'viewer', api.tokens.viewer)).page;
     await page.goto(ui(`/runs/${top}`));
@@ -133,8 +133,6 @@ describe('web console: flows (chromium, real api + worker)', () => {
       { ...noop, queue: 'gated', parent: 0 },
     ]);
     await Promise.all([settle(first!, 'awaiting-approval'), settle(second!, 'awaiting-approval')]);
-    const approve = async (id: string) =>
-      expect((await api.call('POST', `/runs/${id}/approve`, { as: 'operator', body: {} })).status).toBe(200);
     const page = (await loggedIn(session(), 'viewer', api.tokens.viewer)).page;
     await page.goto(ui(`/runs/${top}`));
     const children = page.getByTestId('run-children');
