@@ -1,5 +1,6 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { cronFields } from '../model/cron-expression';
+import { parsedCronFields } from './cron-parsed-fields';
 import { wallSlotFinder } from './cron-wall-next';
 import type { CronTrigger } from '../model/trigger.schema';
 import { fromWallMs, offsetTransition, zoneOffsetMs } from '../time/time-zone';
@@ -50,7 +51,7 @@ function step(it: CronExpression, forward: boolean): number | undefined {
  * parsed fields where it can tell, else cron-parser's own walk (day fields with `L` or `#`).
  */
 function forwardWalk(trigger: CronTrigger, wallMs: number): () => number | undefined {
-  const find = wallSlotFinder(CronExpressionParser.parse(cronFields(trigger.cron).join(' ')).fields);
+  const find = wallSlotFinder(parsedCronFields(trigger.cron));
   let wall = wallMs;
   let it: CronExpression | undefined;
   return () => {

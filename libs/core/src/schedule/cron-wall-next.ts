@@ -1,4 +1,4 @@
-import type { CronFieldCollection } from 'cron-parser';
+import type { ParsedCronFields } from './cron-parsed-fields';
 
 const DAY_MS = 86_400_000;
 /** Days looked at before leaving the walk to cron-parser (a `0 0 29 2 *` can be 8 years away). */
@@ -21,7 +21,7 @@ function numbers(values: readonly unknown[]): number[] | undefined {
  * cron-parser. The rules are cron-parser's own: with both day fields restricted a day needs either,
  * with one restricted it needs that one.
  */
-function dayRule(fields: CronFieldCollection): DayRule | undefined {
+function dayRule(fields: ParsedCronFields): DayRule | undefined {
   const dom = fields.dayOfMonth;
   const dow = fields.dayOfWeek;
   if (dom.hasLastChar || dow.hasLastChar || dow.nthDay !== 0) return undefined;
@@ -65,7 +65,7 @@ function timeOfDayAfter(hours: number[], minutes: number[], seconds: number[], a
  * routine with an expression of its own (`17 4 12 7 *`) costs hundreds of µs per next slot; a
  * reconcile of 100 000 such routines, and the watchdog's first look at them, pay that for each.
  */
-export function wallSlotFinder(fields: CronFieldCollection): ((wallMs: number) => number | undefined) | undefined {
+export function wallSlotFinder(fields: ParsedCronFields): ((wallMs: number) => number | undefined) | undefined {
   const rule = dayRule(fields);
   const hours = numbers(fields.hour.values);
   const minutes = numbers(fields.minute.values);
