@@ -11,6 +11,8 @@ import { UrlAllowlist } from './url-allowlist';
  */
 class Receiver {
   readonly seen: string[] = [];
+  /** Connections callers opened to it. */
+  connections = 0;
   /** Bytes the endless answer managed to write before the caller hung up. */
   endlessBytes = 0;
   private server?: Server;
@@ -22,6 +24,7 @@ class Receiver {
       req.resume();
       req.on('end', () => this.answer(req.url ?? '', res));
     });
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
@@ -39,6 +42,9 @@ class Receiver {
       };
       res.on('drain', pump);
       pump();
+    } else if (path.endsWith('/last')) {
+      // The caller may not keep this connection: its next request needs a new one.
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' }).end(`ok ${path}`);
     } else {
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`ok ${path}`);
     }
@@ -96,6 +102,15 @@ describe('OutboundHttp against a real receiver on loopback', () => {
       `${base}/allowed-admin is not allowed: DROVER_HTTP_ALLOW=${base}/allowed`,
     );
     expect(receiver.seen).toEqual(['/allowed/x']);
+  });
+
+  it('keeps a connection for the next requests to the same origin, and checks each against the allow-list', async () => {
+    const http = new OutboundHttp(new UrlAllowlist([`${base}/allowed`]));
+    for (const path of ['/allowed/1', '/allowed/2', '/allowed/3'])
+      expect((await http.request(get(`${base}${path}`))).status).toBe(200);
+    await expect(http.request(get(`${base}/admin`))).rejects.toThrow(OutboundRefusedError);
+    expect(receiver.seen).toEqual(['/allowed/1', '/allowed/2', '/allowed/3']);
+    expect(receiver.connections).toBe(1);
   });
 
   it('does not follow a redirect: the 302 is the answer and the receiver sees only the first request', async () => {
@@ -160,12 +175,25 @@ describe('OutboundHttp against a real receiver on loopback', () => {
     it('rebinding: loopback on the first resolution, metadata on the next — the next connect is refused', async () => {
       const resolve = scripted([v4('127.0.0.1')], [v4('169.254.169.254')]);
       const http = new OutboundHttp(new UrlAllowlist([`http://localhost:${receiver.port}/`]), resolve);
-      expect((await http.request(get(`http://localhost:${receiver.port}/first`))).status).toBe(200);
+      expect((await http.request(get(`http://localhost:${receiver.port}/first/last`))).status).toBe(200);
       await expect(http.request(get(`http://localhost:${receiver.port}/second`))).rejects.toThrow(
         /localhost resolves to 169\.254\.169\.254: 169\.254\.169\.254 is cloud metadata/,
       );
       expect(resolve.calls).toEqual(['localhost', 'localhost']);
-      expect(receiver.seen).toEqual(['/first']);
+      expect(receiver.seen).toEqual(['/first/last']);
+    });
+
+    it('a kept connection goes on to the address checked when it was made; a new one is resolved and checked again', async () => {
+      const resolve = scripted([v4('127.0.0.1')], [v4('169.254.169.254')]);
+      const http = new OutboundHttp(new UrlAllowlist([`http://localhost:${receiver.port}/`]), resolve);
+      expect((await http.request(get(`http://localhost:${receiver.port}/a`))).status).toBe(200);
+      // The name now points at the metadata address: the kept connection still reaches 127.0.0.1.
+      expect((await http.request(get(`http://localhost:${receiver.port}/b/last`))).status).toBe(200);
+      expect(resolve.calls).toEqual(['localhost']);
+      await expect(http.request(get(`http://localhost:${receiver.port}/c`))).rejects.toThrow(/is cloud metadata/);
+      expect(resolve.calls).toEqual(['localhost', 'localhost']);
+      expect(receiver.seen).toEqual(['/a', '/b/last']);
+      expect(receiver.connections).toBe(1);
     });
 
     it('a named host (not localhost) resolving to loopback is refused; an entry naming localhost allows it', async () => {

@@ -23,15 +23,28 @@ export interface OutboundResponse {
 }
 
 /**
+ * How long a connection may wait idle for the next request before it is closed: under the 5 s
+ * Node's own servers wait, so a reused connection is seldom one its server is closing.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
+/**
  * The one way `http.request`, `http.candidates` and the `http` condition call out (docs/security.md,
  * "Outbound HTTP"): the URL must pass the allow-list; an address host is checked as written and a
  * host name at connect time by {@link guardedLookup}; redirects are answers, never followed
- * (node:http follows none); the body is read up to `maxBytes` and then the connection is dropped. Its own agents, not
- * the global ones, so no connection made without the guard is ever reused; no keep-alive, so each
- * request resolves and checks again. Refusals throw {@link OutboundRefusedError}.
+ * (node:http follows none); the body is read up to `maxBytes` and then the connection is dropped.
+ * Its own agents, not the global ones, so no connection made without the guard is ever reused.
+ * Connections are kept for the next request to the same scheme, host and port: which addresses a
+ * host may reach depends on the host alone, so a reused connection goes to an address checked by
+ * the same rules when it was made, and every new connection resolves and checks again. A routine
+ * firing every second then costs one connection, not one per run (and one TLS handshake).
+ * Refusals throw {@link OutboundRefusedError}.
  */
 export class OutboundHttp {
-  private readonly agents = { 'http:': new HttpAgent(), 'https:': new HttpsAgent() };
+  private readonly agents = {
+    'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  };
 
   constructor(
     readonly allowlist: UrlAllowlist,
