@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { OutboundRefusedError, type ResolveAll } from './guarded-lookup';
 import { OutboundHttp, type OutboundRequest } from './outbound-http';
@@ -13,6 +13,7 @@ class Receiver {
   readonly seen: string[] = [];
   /** Connections callers opened to it. */
   connections = 0;
+  private readonly served = new WeakMap<Socket, number>();
   /** Bytes the endless answer managed to write before the caller hung up. */
   endlessBytes = 0;
   private server?: Server;
@@ -21,6 +22,12 @@ class Receiver {
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
       this.seen.push(req.url ?? '');
+      const served = (this.served.get(req.socket) ?? 0) + 1;
+      this.served.set(req.socket, served);
+      // Hangs up without an answer: always, or (as a server closing an idle connection just as a
+      // request arrives) on a connection that already served one.
+      const path = req.url ?? '';
+      if (path.endsWith('/drop') || (path.endsWith('/drop-kept') && served > 1)) return void req.socket.destroy();
       req.resume();
       req.on('end', () => this.answer(req.url ?? '', res));
     });
@@ -111,6 +118,40 @@ describe('OutboundHttp against a real receiver on loopback', () => {
     await expect(http.request(get(`${base}/admin`))).rejects.toThrow(OutboundRefusedError);
     expect(receiver.seen).toEqual(['/allowed/1', '/allowed/2', '/allowed/3']);
     expect(receiver.connections).toBe(1);
+  });
+
+  it('keeps connections apart by host: localhost and 127.0.0.1 on one port are two', async () => {
+    const http = new OutboundHttp(new UrlAllowlist(undefined));
+    expect((await http.request(get(`http://localhost:${receiver.port}/a`))).status).toBe(200);
+    expect((await http.request(get(`${base}/b`))).status).toBe(200);
+    expect((await http.request(get(`${base}/c`))).status).toBe(200);
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('never reuses a connection it hung up on: the call after a capped answer gets a new one', async () => {
+    const http = new OutboundHttp(new UrlAllowlist([base]));
+    expect((await http.request(get(`${base}/endless`, 1024))).truncated).toBe(true);
+    const next = await http.request(get(`${base}/x`));
+    expect(next.body.toString()).toBe('ok /x');
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('sends a call once more, on a new connection, when its kept connection was closed under it', async () => {
+    const http = new OutboundHttp(new UrlAllowlist([base]));
+    expect((await http.request(get(`${base}/a`))).status).toBe(200);
+    expect((await http.request(get(`${base}/b/drop-kept`))).status).toBe(200);
+    expect(receiver.seen).toEqual(['/a', '/b/drop-kept', '/b/drop-kept']);
+    expect(receiver.connections).toBe(2);
+  });
+
+  it('sends it once more only: a call a new connection hangs up on fails, and so does its one retry', async () => {
+    const fresh = new OutboundHttp(new UrlAllowlist([base]));
+    await expect(fresh.request(get(`${base}/x/drop`))).rejects.toThrow(/socket hang up/);
+    expect(receiver.seen).toEqual(['/x/drop']);
+    const kept = new OutboundHttp(new UrlAllowlist([base]));
+    expect((await kept.request(get(`${base}/a`))).status).toBe(200);
+    await expect(kept.request(get(`${base}/y/drop`))).rejects.toThrow(/socket hang up/);
+    expect(receiver.seen).toEqual(['/x/drop', '/a', '/y/drop', '/y/drop']);
   });
 
   it('does not follow a redirect: the 302 is the answer and the receiver sees only the first request', async () => {

@@ -63,26 +63,48 @@ export class OutboundHttp {
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
-    return new Promise<OutboundResponse>((resolve, reject) => {
-      const outgoing = send(
-        {
-          protocol: url.protocol,
-          host,
-          port: url.port || undefined,
-          path: `${url.pathname}${url.search}`,
-          method: req.method,
-          headers: { ...req.headers, ...(body && { 'content-length': String(body.byteLength) }) },
-          agent: this.agents[url.protocol as 'http:' | 'https:'],
-          lookup: guardedLookup(decision.naming, this.resolveAll, refusal),
-          signal: req.signal,
-        },
-        (res) => readCapped(res, req.maxBytes, req.signal).then(resolve, reject),
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
+    const attempt = (kept: boolean) =>
+      new Promise<OutboundResponse>((resolve, reject) => {
+        let answered = false;
+        const outgoing = send(
+          {
+            protocol: url.protocol,
+            host,
+            port: url.port || undefined,
+            path: `${url.pathname}${url.search}`,
+            method: req.method,
+            headers: { ...req.headers, ...(body && { 'content-length': String(body.byteLength) }) },
+            // `false`: a connection of its own, closed after this request.
+            agent: kept ? this.agents[url.protocol as 'http:' | 'https:'] : false,
+            lookup: guardedLookup(decision.naming, this.resolveAll, refusal),
+            signal: req.signal,
+          },
+          (res) => {
+            answered = true;
+            readCapped(res, req.maxBytes, req.signal).then(resolve, reject);
+          },
+        );
+        outgoing.on('error', (err: NodeJS.ErrnoException) => {
+          // A kept connection its server closed while idle, just as this request went out: the
+          // server never answered it, so it is sent once more, on a new connection.
+          if (
+            kept &&
+            outgoing.reusedSocket &&
+            !answered &&
+            !req.signal.aborted &&
+            CLOSED_UNDER_US.has(err.code ?? '')
+          ) {
+            attempt(false).then(resolve, reject);
+          } else reject(err);
+        });
+        outgoing.end(body);
+      });
+    return attempt(true);
   }
 }
+
+/** How a connection closed by its server shows to the request written on it. */
+const CLOSED_UNDER_US = new Set(['ECONNRESET', 'EPIPE']);
 
 function readCapped(res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
