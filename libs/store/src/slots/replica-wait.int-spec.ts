@@ -30,7 +30,10 @@ async function waitCalls(client: Redis): Promise<number> {
 describe('waiting for replicas (real master and replica redis-servers)', () => {
   let master: RedisServerHandle;
   let replica: RedisServerHandle;
+  /** Waits long enough for a replica on a busy machine: what it is asked must be acknowledged. */
   let stores: Stores & { close(): Promise<void> };
+  /** The same keys, waiting 300 ms: for a stopped replica, whose refusals should come soon. */
+  let impatient: Stores & { close(): Promise<void> };
   let replicaClient: Redis;
 
   beforeAll(async () => {
@@ -38,6 +41,11 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
     replica = await startRedisServer({ replicaOf: { host: '127.0.0.1', port: master.port } });
     stores = testStores('wait', {
       redis: { kind: 'url', url: master.url, tls: false },
+      wait: { replicas: 1, timeoutMs: 5_000 },
+    });
+    impatient = testStores('wait-impatient', {
+      redis: { kind: 'url', url: master.url, tls: false },
+      prefix: stores.keys.prefix,
       wait: { replicas: 1, timeoutMs: 300 },
     });
     replicaClient = new Redis(replica.url);
@@ -54,6 +62,7 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
 
   afterAll(async () => {
     replicaClient?.disconnect();
+    await impatient?.close();
     await stores?.close();
     await replica?.stop();
     await master?.stop();
@@ -74,14 +83,14 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
   it('refuses a claim and an enqueue the replica did not acknowledge in time', async () => {
     process.kill(replica.pid, 'SIGSTOP');
     try {
-      const claim = stores.claims.claim({ routine: 'r', slot: NOW + 1_000, decision: fire, now: NOW });
+      const claim = impatient.claims.claim({ routine: 'r', slot: NOW + 1_000, decision: fire, now: NOW });
       await expect(claim).rejects.toMatchObject({ code: 'redis-not-replicated', acknowledged: 0, wanted: 1 });
-      await expect(stores.runs.enqueue(run('w-2'))).rejects.toMatchObject({ code: 'redis-not-replicated' });
+      await expect(impatient.runs.enqueue(run('w-2'))).rejects.toMatchObject({ code: 'redis-not-replicated' });
       // A keyed run (an idempotency key's) takes the one-script guarded add: it waits the same way.
-      await expect(stores.runs.enqueue({ ...run('w-k'), anyQueue: true })).rejects.toMatchObject({
+      await expect(impatient.runs.enqueue({ ...run('w-k'), anyQueue: true })).rejects.toMatchObject({
         code: 'redis-not-replicated',
       });
-      await expect(stores.runs.enqueueMany([run('w-3'), run('w-4')])).rejects.toMatchObject({
+      await expect(impatient.runs.enqueueMany([run('w-3'), run('w-4')])).rejects.toMatchObject({
         code: 'redis-not-replicated',
       });
     } finally {
@@ -109,7 +118,9 @@ describe('waiting for replicas (real master and replica redis-servers)', () => {
       expect(Math.abs((await stores.connections.command.pttl(stores.claims.key('r', slot))) - ttl)).toBeLessThan(2_000);
       process.kill(replica.pid, 'SIGSTOP');
       try {
-        await expect(stores.claims.confirm('r', slot, claim!)).rejects.toMatchObject({ code: 'redis-not-replicated' });
+        await expect(impatient.claims.confirm('r', slot, claim!)).rejects.toMatchObject({
+          code: 'redis-not-replicated',
+        });
       } finally {
         process.kill(replica.pid, 'SIGCONT');
       }
