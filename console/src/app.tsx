@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorText, ok, type Session } from './api';
+import { answered, api, errorText, ok, type Session } from './api';
 import { Link } from './components/link';
 import { feed, useConnection } from './live';
 import { Login } from './pages/login';
@@ -24,10 +24,14 @@ function ConnectionIndicator() {
   );
 }
 
+/** How long a logout waits for calls already sent before it ends the session anyway. */
+const LOGOUT_WAIT_MS = 3_000;
+
 export function App() {
   const [session, setSession] = useState<Session | null>();
   const [expired, setExpired] = useState(false);
   const [fatal, setFatal] = useState<string>();
+  const [leaving, setLeaving] = useState(false);
   const { path } = useRoute();
 
   const check = () =>
@@ -77,10 +81,15 @@ export function App() {
     );
 
   const logout = async () => {
-    // The feed closes first: once the session is gone its reconnect (and the "who am I" it would
-    // prompt) would only be refused with a 401.
+    // Nothing may ask the api once the session is gone (each answer would be a 401): the feed
+    // closes, the page goes (its reloads and timers with it), and the calls already sent get their
+    // answers before the session ends.
     feed.stop();
+    setLeaving(true);
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the page is gone once this render is done
+    await answered(LOGOUT_WAIT_MS);
     await api.DELETE('/api/v1/session').catch(() => undefined);
+    setLeaving(false);
     setSession(null);
   };
   const section = '/' + (path.split('/')[1] ?? '');
@@ -123,7 +132,7 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Routes path={path} />
+        {leaving ? <p class="muted">Logging out…</p> : <Routes path={path} />}
       </main>
     </SessionContext.Provider>
   );

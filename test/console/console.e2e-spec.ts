@@ -251,6 +251,35 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     expect(errors.slice(before)).toEqual([]);
   }, 30_000);
 
+  it('logs out once the calls already sent have their answers: none of them comes back a 401', async () => {
+    const { page } = await loggedIn('operator');
+    // The overview's read of the queues is held in the browser until after Log out is clicked.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const sent = new Promise<void>((r) => (asked = r));
+    await page.route('**/api/v1/queues', async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    const statuses: number[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith('/api/v1/queues')) statuses.push(r.status());
+    });
+    const before = errors.length;
+    await page.goto(ui('/'));
+    await sent;
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForTimeout(300);
+    release();
+    await page.getByLabel('API token').waitFor();
+    await page.waitForTimeout(500);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(errors.slice(before)).toEqual([]);
+  }, 30_000);
+
   it("shows the routine's slot ledger as a strip: one cell per slot, its exact time and fate on hover and as text", async () => {
     const { page } = await loggedIn('viewer');
     await page.goto(ui('/routines/every-second'));
