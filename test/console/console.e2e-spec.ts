@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Route } from 'playwright-core';
 import { waitFor } from '@drover/testing';
 import { ApiCluster } from '../api/support/api-cluster';
 import { seriousViolations, type AxeFinding } from './support/axe';
@@ -277,6 +277,21 @@ describe('web console (chromium, real api + scheduler + worker)', () => {
     await page.waitForTimeout(500);
     expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(errors.slice(before)).toEqual([]);
+  }, 30_000);
+
+  it('logs out even when a call already sent never gets its answer: the wait for it is capped', async () => {
+    const { context, page } = await loggedIn('operator');
+    const heldRoutes: Route[] = [];
+    await page.route('**/api/v1/queues', (route) => void heldRoutes.push(route));
+    const before = errors.length;
+    await page.goto(ui('/'));
+    await waitFor('the overview to ask for the queues', () => heldRoutes.length > 0, { timeoutMs: 10_000 });
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('API token').waitFor({ timeout: 10_000 });
+    expect(await context.cookies()).toEqual([]);
+    // Answered by the test, not the api: the session is already gone.
+    for (const route of heldRoutes) await route.fulfill({ status: 200, json: { items: [] } });
     expect(errors.slice(before)).toEqual([]);
   }, 30_000);
 
