@@ -88,6 +88,7 @@ export function roleRules(p) {
         `${c}:leader-epoch`,
         `${c}:leader-candidate:*`,
         `${c}:scheduler-defs`,
+        `${c}:schedules-later`,
         `${c}:reconciled`,
         ...routines,
         `${c}:rstats:*`,

@@ -80,6 +80,8 @@ describe('Redis ACL users per role', () => {
           trigger: { kind: 'interval', everyMs: 1000 },
           payload: { url: `${oracle.url}/tick`, method: 'POST' },
         },
+        // Beyond the schedule horizon: the scheduler enters it in `schedules-later`.
+        { name: 'leap-day', jobType: 'noop', queue: 'default', trigger: { kind: 'cron', cron: '0 0 29 2 *' } },
       ],
     };
     // The test's own stores (TestCluster) read and write as admin; each app gets its role's URL.
@@ -144,6 +146,10 @@ describe('Redis ACL users per role', () => {
   describe('each app works under its own user', () => {
     it('the scheduler fires the routine and the worker runs it end to end', async () => {
       await oracle.waitFor('a run of the routine', (hits) => hits.some((h) => h.routine === 'tick'), 20_000);
+      await waitFor(
+        'the far routine left for later',
+        async () => (await admin.zscore(cluster.keys.schedulesLater(), 'leap-day')) !== null,
+      );
     }, 30_000);
 
     it('the producer enqueues under its user; a failing run is retried after its backoff, then parked', async () => {

@@ -58,6 +58,11 @@ export interface DroverEnv {
    * the slot. Read by the scheduler (the delay) and the worker (how far ahead it holds a run).
    */
   armLeadMs: number;
+  /**
+   * Scheduler: how far ahead a routine's Job Schedulers are kept in BullMQ
+   * (DROVER_SCHEDULE_HORIZON_MS); a routine whose next slot is further off gets them this long before it.
+   */
+  scheduleHorizonMs: number;
   apiTokensFile?: string;
   /** Mutating API requests each token may make per minute, per api process (0 = no limit). */
   apiRateLimitPerMinute: number;
@@ -95,6 +100,9 @@ export interface DroverEnv {
  * still fetched after their slot, with 700 ms none was (docs/benchmarks.md).
  */
 export const DEFAULT_ARM_LEAD_MS = 700;
+
+/** Default schedule horizon (see `scheduleHorizonMs`): an hour of leader outage before a far routine's slot is still covered. */
+export const DEFAULT_SCHEDULE_HORIZON_MS = 3_600_000;
 
 /** Default caps on open event streams (the console keeps one or two per browser tab). */
 export const DEFAULT_STREAMS_PER_TOKEN = 50;
@@ -240,6 +248,7 @@ export const envSchema = z.object({
   DROVER_REDIS_WAIT_REPLICAS: opt(wholeNumber(0, 16)),
   DROVER_REDIS_WAIT_TIMEOUT_MS: opt(wholeNumber(10, 60_000)),
   DROVER_ARM_LEAD_MS: opt(wholeNumber(0, 10_000)),
+  DROVER_SCHEDULE_HORIZON_MS: opt(wholeNumber(1_000, 31_622_400_000)),
   // Not opt(): set but blank is an error (see parseEnv), never development mode.
   DROVER_API_TOKENS_FILE: z.string().optional(),
   DROVER_API_RATE_LIMIT: opt(wholeNumber(0, 1_000_000)),
@@ -360,6 +369,7 @@ export function parseEnv(
     leaderTtlMs: e.DROVER_LEADER_TTL_MS ?? 10_000,
     redisWait: { replicas: e.DROVER_REDIS_WAIT_REPLICAS ?? 0, timeoutMs: e.DROVER_REDIS_WAIT_TIMEOUT_MS ?? 1_000 },
     armLeadMs: e.DROVER_ARM_LEAD_MS ?? DEFAULT_ARM_LEAD_MS,
+    scheduleHorizonMs: e.DROVER_SCHEDULE_HORIZON_MS ?? DEFAULT_SCHEDULE_HORIZON_MS,
     apiTokensFile: e.DROVER_API_TOKENS_FILE?.trim(),
     apiRateLimitPerMinute: e.DROVER_API_RATE_LIMIT ?? 600,
     apiRefusalLimitPerMinute: e.DROVER_API_REFUSAL_LIMIT ?? 60,

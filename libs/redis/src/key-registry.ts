@@ -45,6 +45,13 @@ export const KEY_REGISTRY = {
     type: 'hash',
     lives: "what the leader last wrote to the fires queue per routine; a routine's entry goes with its schedule",
   },
+  schedulesLater: {
+    scope: 'core',
+    pattern: 'schedules-later',
+    type: 'zset',
+    lives:
+      'routines whose first slot is beyond the schedule horizon, scored by when the leader writes their Job Schedulers; removed once written',
+  },
 
   // Routines
   routines: {

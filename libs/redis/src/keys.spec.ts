@@ -10,6 +10,7 @@ const EXPECTED: Record<KeyName, [parts: (string | number)[], key: string]> = {
   leaderEpoch: [[], 'drover:{core}:leader-epoch'],
   leaderCandidate: [['node-1'], 'drover:{core}:leader-candidate:node-1'],
   schedulerDefs: [[], 'drover:{core}:scheduler-defs'],
+  schedulesLater: [[], 'drover:{core}:schedules-later'],
   routines: [[], 'drover:{core}:routines'],
   routineState: [['nightly'], 'drover:{core}:rstate:nightly'],
   slotClaim: [['nightly', 1_700_000_000_000], 'drover:{core}:slot:nightly:1700000000000'],

@@ -67,6 +67,9 @@ export class DroverKeys implements KeyBuilders {
   schedulerDefs(): string {
     return this.build('schedulerDefs');
   }
+  schedulesLater(): string {
+    return this.build('schedulesLater');
+  }
 
   routines(): string {
     return this.build('routines');

@@ -11,6 +11,7 @@ const SCRIPT_FILES = [
   'leaderRenew-1',
   'leaderRelease-1',
   'fencedHset-2',
+  'fencedZset-2',
   'claimSlot-4',
   'finishSlot-1',
   'revokeSlot-2',
@@ -49,6 +50,8 @@ export interface DroverScripts {
   leaderRenew(leaderKey: string, token: string, leaseMs: number): Promise<number>;
   leaderRelease(leaderKey: string, token: string): Promise<number>;
   fencedHset(leaderKey: string, hashKey: string, token: string, ...fieldValues: string[]): Promise<number>;
+  /** Member, score pairs ('' removes the member); 1, or -1 (StaleToken) and nothing written. */
+  fencedZset(leaderKey: string, zsetKey: string, token: string, ...memberScores: (string | number)[]): Promise<number>;
   claimSlot(
     leaderKey: string,
     slotKey: string,

@@ -1,4 +1,4 @@
-import { DEFAULT_ARM_LEAD_MS } from '@drover/config';
+import { DEFAULT_ARM_LEAD_MS, DEFAULT_SCHEDULE_HORIZON_MS } from '@drover/config';
 
 /** Tunables of the scheduler role; defaults suit production, tests shorten them. */
 export interface SchedulerOptions {
@@ -22,6 +22,12 @@ export interface SchedulerOptions {
    * are done before the slot instead of after it.
    */
   armLeadMs: number;
+  /**
+   * How far ahead a routine's Job Schedulers are kept in BullMQ (DROVER_SCHEDULE_HORIZON_MS): one whose next slot is further off is
+   * entered in `{core}:schedules-later` and gets them this long before that slot (each costs a
+   * BullMQ script and ~1.4 KB, which a routine firing next month need not pay today).
+   */
+  scheduleHorizonMs: number;
 }
 
 export const SCHEDULER_OPTIONS = Symbol('drover.scheduler-options');
@@ -34,4 +40,5 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   gaugesEveryMs: 5_000,
   fireConcurrency: 200,
   armLeadMs: DEFAULT_ARM_LEAD_MS,
+  scheduleHorizonMs: DEFAULT_SCHEDULE_HORIZON_MS,
 };

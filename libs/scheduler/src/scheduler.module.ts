@@ -38,7 +38,7 @@ export class SchedulerModule {
           inject: [{ token: AppConfig, optional: true }],
           useFactory: (config?: AppConfig): SchedulerOptions => ({
             ...DEFAULT_SCHEDULER_OPTIONS,
-            ...(config && { armLeadMs: config.env.armLeadMs }),
+            ...(config && { armLeadMs: config.env.armLeadMs, scheduleHorizonMs: config.env.scheduleHorizonMs }),
             ...options,
           }),
         },

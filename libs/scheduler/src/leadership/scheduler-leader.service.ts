@@ -13,7 +13,8 @@ import { LeaderElector, type Leadership } from './leader-elector';
 import { exportQueueGauges } from './queue-gauges';
 
 /**
- * Everything only the leader does: apply the policy file, reconcile Job Schedulers, withdraw runs
+ * Everything only the leader does: apply the policy file, reconcile Job Schedulers (and write those
+ * left for later as their first slot comes within the horizon), withdraw runs
  * armed for an old definition, ask for repairs of overdue routines (watchdog), and export
  * cluster-wide gauges. Started on `elected`, stopped on `demoted`; every write is fenced in Lua or
  * re-checked against the lease right before it is made. Nothing here evaluates condition checks:
@@ -78,6 +79,9 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
     await this.catchUp(l);
     this.every(this.opts.watchdogEveryMs, async () => {
       if (this.lead && this.isCurrent()) await this.watchdog.pass(this.lead, this.isCurrent);
+    });
+    this.every(this.opts.watchdogEveryMs, async () => {
+      if (this.lead && this.isCurrent()) await this.reconciler.writeDue(this.lead, this.isCurrent);
     });
     this.every(this.opts.reconcileEveryMs, async () => {
       if (this.lead && this.isCurrent()) await this.reconcileChanged(this.lead);

@@ -64,7 +64,12 @@ describe('Reconciler: a routine with several triggers (real Redis and BullMQ)', 
     expect((await fires.getJobScheduler('office'))!.tz).toBe('Europe/Berlin');
     const writes = await writesOf(() => reconciler.reconcileAll(lead, isCurrent));
     expect(writes).toEqual([]);
-    expect(await reconciler.reconcileAll(lead, isCurrent)).toEqual({ upserted: [], removed: [], unchanged: 1 });
+    expect(await reconciler.reconcileAll(lead, isCurrent)).toEqual({
+      upserted: [],
+      later: [],
+      removed: [],
+      unchanged: 1,
+    });
   });
 
   it('on an edit writes only the schedulers whose trigger changed, and removes those of triggers no longer listed', async () => {

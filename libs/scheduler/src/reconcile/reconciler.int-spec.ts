@@ -102,7 +102,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(20);
     const monitor = await RedisMonitor.start();
     const second = await reconciler.reconcileAll(lead, isCurrent);
-    expect(second).toEqual({ upserted: [], removed: [], unchanged: 20 });
+    expect(second).toEqual({ upserted: [], later: [], removed: [], unchanged: 20 });
     // Only this test's keys: test files run side by side on the same Redis.
     const writes = (await monitor.commands())
       .filter((args) => /^(evalsha|eval|hset|zadd|del|set)$/.test(args[0] ?? ''))
@@ -114,12 +114,18 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
 
   it('records every routine of a reconcile larger than one recording chunk, and removes them all again', async () => {
     const n = 1_500; // more than the 1 000 fingerprints recorded per fenced write
-    const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { kind: 'interval', everyMs: 86_400_000 }));
+    // Within the schedule horizon (an hour): each one's Job Scheduler is written now.
+    const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { kind: 'interval', everyMs: 600_000 }));
     await routines.createMany(defs, 'api', clock.now());
     expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(n);
     expect(await conns.command.hlen(reconciler.writtenKey)).toBe(n);
     expect(await conns.command.zcard(fires.keys.repeat!)).toBe(n);
-    expect(await reconciler.reconcileAll(lead, isCurrent)).toEqual({ upserted: [], removed: [], unchanged: n });
+    expect(await reconciler.reconcileAll(lead, isCurrent)).toEqual({
+      upserted: [],
+      later: [],
+      removed: [],
+      unchanged: n,
+    });
     for (const d of defs) await routines.remove(d.name);
     expect((await reconciler.reconcileAll(lead, isCurrent)).removed).toHaveLength(n);
     expect(await conns.command.hlen(reconciler.writtenKey)).toBe(0);
@@ -136,7 +142,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
     await routines.upsert(routine('b', { kind: 'interval', everyMs: 60_000 }, { payload: { x: 1 } }), 'api', now);
     await routines.setStatus('c', 'paused', now);
     const report = await reconciler.reconcileAll(lead, isCurrent);
-    expect(report).toEqual({ upserted: ['a'], removed: ['c'], unchanged: 1 });
+    expect(report).toEqual({ upserted: ['a'], later: [], removed: ['c'], unchanged: 1 });
     expect((await fires.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['a', 'b']);
     expect((await fires.getJobScheduler('a'))!.every).toBe(30_000);
   });

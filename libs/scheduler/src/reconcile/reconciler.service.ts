@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { firesOnSchedule, nextFire, slotBounds, type Routine, type RoutineRecord, type Trigger } from '@drover/core';
+import { firesOnSchedule, slotBounds, type RoutineRecord, type Trigger } from '@drover/core';
 import { LOGGER } from '@drover/logger';
 import {
   Clock,
@@ -14,7 +14,6 @@ import {
 import {
   armFireJobId,
   FIRE_JOB_OPTS,
-  fireOfJob,
   hscanAll,
   onceFireJobId,
   pacer,
@@ -24,14 +23,12 @@ import {
 } from '@drover/store';
 import { armsOnWrite } from '../fires/arming';
 import { FiresQueue } from '../fires/fires-queue.provider';
-import {
-  fireLagMs,
-  routineFingerprint,
-  routineOfScheduler,
-  schedulerFingerprints,
-  schedulerId,
-} from '../fires/fire-job';
+import { routineFingerprint, routineOfScheduler, schedulerFingerprints, schedulerId } from '../fires/fire-job';
 import type { Leadership } from '../leadership/leader-elector';
+import { DEFAULT_SCHEDULER_OPTIONS, SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
+import { LaterSchedules, splitLater, writeSchedulesAt } from './later-schedules';
+import { removeOnce, upsertScheduler } from './timing-writes';
+import { withConcurrency, writeInChunks } from './with-concurrency';
 import type { RoutineSnapshot } from './watchdog.service';
 
 /** BullMQ writes in flight at once: enough to keep Redis busy while node computes the next fire times. */
@@ -39,17 +36,11 @@ const IN_FLIGHT = 128;
 /** Routines whose BullMQ writes are done before their fingerprints are recorded, in one fenced write. */
 const RECORD_CHUNK = 1_000;
 
-/** Runs `fn` over `items` with at most `limit` calls outstanding (a new one starts as soon as one ends). */
-async function withConcurrency<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
 export interface ReconcileReport {
+  /** Written to BullMQ. */
   upserted: string[];
+  /** Left for later: their first slot is beyond the schedule horizon. */
+  later: string[];
   removed: string[];
   unchanged: number;
 }
@@ -61,12 +52,15 @@ export interface ReconcileReport {
  * instant are two fires of one slot: the slot claim lets one through. A schedule it writes whose
  * routine is armable and fires within a minute also gets a fire that arms its first slots. Diff-based:
  * it compares against the fingerprints it wrote last time (a hash in Redis), so a restart with
- * nothing changed writes nothing to BullMQ.
+ * nothing changed writes nothing to BullMQ. A routine whose first slot is beyond the schedule horizon
+ * gets its Job Schedulers that long before the slot (`LaterSchedules`), not when it is written.
  */
 @Injectable()
 export class Reconciler {
   /** The change count this leadership has reconciled up to; undefined before its first pass. */
   private seen: number | undefined;
+  private readonly later: LaterSchedules;
+  private readonly horizonMs: number;
 
   constructor(
     private readonly conns: RedisConnections,
@@ -76,7 +70,11 @@ export class Reconciler {
     private readonly fires: FiresQueue,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+    @Optional() @Inject(SCHEDULER_OPTIONS) opts?: SchedulerOptions,
+  ) {
+    this.later = new LaterSchedules(conns.command, keys);
+    this.horizonMs = (opts ?? DEFAULT_SCHEDULER_OPTIONS).scheduleHorizonMs;
+  }
 
   get writtenKey(): string {
     return this.keys.schedulerDefs();
@@ -96,7 +94,7 @@ export class Reconciler {
     const seq = await this.index.seq();
     const { records, states } = snap ?? (await this.snapshot());
     const written = Object.fromEntries(await hscanAll(this.conns.command, this.writtenKey));
-    const report: ReconcileReport = { upserted: [], removed: [], unchanged: 0 };
+    const report: ReconcileReport = { upserted: [], later: [], removed: [], unchanged: 0 };
     const desired = new Map<string, RoutineRecord>();
     for (const rec of records) {
       if (firesOnSchedule(rec.def, states.get(rec.def.name)!)) desired.set(rec.def.name, rec);
@@ -107,12 +105,30 @@ export class Reconciler {
       if (written[rec.def.name] !== fingerprint) toWrite.push({ rec, fingerprint });
     }
     report.unchanged = desired.size - toWrite.length;
-    await this.writeAll(toWrite, written, lead, isCurrent);
-    report.upserted = toWrite.map(({ rec }) => rec.def.name);
+    const { direct, later } = splitLater(toWrite, written, this.clock.now(), this.horizonMs);
+    for (let i = 0; i < later.length; i += RECORD_CHUNK) {
+      const chunk = later.slice(i, i + RECORD_CHUNK);
+      this.assertCurrent(isCurrent, chunk[0]!.rec.def.name);
+      await this.later.put(
+        lead.token,
+        chunk.map((l) => [l.rec.def.name, l.at]),
+      );
+      await this.recordWritten(
+        lead,
+        chunk.map((l) => [l.rec.def.name, l.fingerprint]),
+      );
+    }
+    await this.writeAll(direct, written, lead, isCurrent);
+    report.upserted = direct.map(({ rec }) => rec.def.name);
+    report.later = later.map(({ rec }) => rec.def.name);
     const toRemove = Object.keys(written).filter((name) => !desired.has(name));
     for (let i = 0; i < toRemove.length; i += RECORD_CHUNK) {
       const chunk = toRemove.slice(i, i + RECORD_CHUNK);
       await withConcurrency(chunk, IN_FLIGHT, (name) => this.removeTiming(name, written[name]!, isCurrent));
+      await this.later.put(
+        lead.token,
+        chunk.map((name) => [name, undefined]),
+      );
       await this.recordWritten(
         lead,
         chunk.map((name) => [name, '']),
@@ -131,9 +147,14 @@ export class Reconciler {
       await this.fires.removeJobScheduler(id);
       report.removed.push(id);
     }
-    if (report.upserted.length || report.removed.length) {
+    if (report.upserted.length || report.later.length || report.removed.length) {
       this.log.info(
-        { upserted: report.upserted.length, removed: report.removed.length, unchanged: report.unchanged },
+        {
+          upserted: report.upserted.length,
+          later: report.later.length,
+          removed: report.removed.length,
+          unchanged: report.unchanged,
+        },
         'reconciled schedules',
       );
     }
@@ -143,46 +164,30 @@ export class Reconciler {
 
   /**
    * Writes the timing sources of `toWrite` with bounded parallelism (100k first-time upserts one by
-   * one would take minutes of round trips). Each chunk's fingerprints are recorded, in one fenced
-   * write, once every BullMQ write of that chunk is done, while the lanes go on with the next chunks
-   * (waiting for a chunk's slowest write would leave Redis idle). The writes the lanes start in one
-   * tick (each after a reply of the same read) leave together. After a failed write or a refused
-   * record no lane starts another write or record, and the failure is what this throws.
+   * one would take minutes of round trips); each chunk's fingerprints are recorded in one fenced
+   * write once its BullMQ writes are done. The writes the lanes start in one tick (each after a reply
+   * of the same read) leave together. `later`: every one of them was left for later.
    */
   private async writeAll(
     toWrite: { rec: RoutineRecord; fingerprint: string }[],
     written: Record<string, string>,
     lead: Leadership,
     isCurrent: () => boolean,
+    later = false,
   ): Promise<void> {
-    const left: number[] = [];
-    for (let i = 0; i < toWrite.length; i += RECORD_CHUNK) left.push(Math.min(RECORD_CHUNK, toWrite.length - i));
-    const recorded: Promise<void>[] = [];
-    let failed = false;
-    const order = toWrite.map((item, i) => ({ ...item, chunk: Math.floor(i / RECORD_CHUNK) }));
-    const lanes = withConcurrency(order, IN_FLIGHT, async ({ rec, chunk }) => {
-      if (failed) return;
-      writeTogether(this.fires.redis);
-      await this.writeTiming(rec, written[rec.def.name], isCurrent).catch((err: unknown) => {
-        failed = true;
-        throw err;
-      });
-      if (--left[chunk]! > 0 || failed) return;
-      const entries = toWrite
-        .slice(chunk * RECORD_CHUNK, (chunk + 1) * RECORD_CHUNK)
-        .map((w): [string, string] => [w.rec.def.name, w.fingerprint]);
-      const record = this.recordWritten(lead, entries);
-      record.catch(() => (failed = true));
-      recorded.push(record);
+    await writeInChunks(toWrite, {
+      inFlight: IN_FLIGHT,
+      chunk: RECORD_CHUNK,
+      write: ({ rec }) => {
+        writeTogether(this.fires.redis);
+        return this.writeTiming(rec, written[rec.def.name], lead, isCurrent, later, later);
+      },
+      record: (chunk) =>
+        this.recordWritten(
+          lead,
+          chunk.map((w) => [w.rec.def.name, w.fingerprint]),
+        ),
     });
-    const failure = await lanes.then(
-      () => undefined,
-      (err: unknown) => ({ err }),
-    );
-    // Every record started is awaited; a stale leader's refusal is what the caller hears.
-    const refused = (await Promise.allSettled(recorded)).find((o) => o.status === 'rejected');
-    if (refused) throw refused.reason;
-    if (failure) throw failure.err;
   }
 
   /**
@@ -231,15 +236,48 @@ export class Reconciler {
       await this.index.markReconciled(lead.token, this.seen);
   }
 
-  /** Reconciles one routine (after a change notification). */
-  async reconcileOne(name: string, lead: Leadership, isCurrent: () => boolean, force = false): Promise<void> {
+  /**
+   * Reconciles one routine (after a change notification); `force` writes its schedules even when
+   * its fingerprint is what was written. Answers whether the routine fires on its schedule.
+   */
+  async reconcileOne(name: string, lead: Leadership, isCurrent: () => boolean, force = false): Promise<boolean> {
     const rec = await this.routines.get(name);
     const state = await this.routines.getState(name);
     const written = (await this.conns.command.hget(this.writtenKey, name)) ?? undefined;
-    const wanted = rec && firesOnSchedule(rec.def, state);
+    const wanted = rec !== undefined && firesOnSchedule(rec.def, state);
     if (wanted && (force || written !== routineFingerprint(rec.def)))
       await this.write(rec, written, lead, isCurrent, force);
     else if (!wanted && written) await this.remove(name, written, lead, isCurrent);
+    return wanted;
+  }
+
+  /**
+   * Writes the Job Schedulers of the routines left for later whose time has come (at most `limit`,
+   * the earliest first, as a full reconcile writes them); answers their names. Each gets what it is
+   * now: a routine changed meanwhile its current schedule, one that no longer fires none.
+   */
+  async writeDue(lead: Leadership, isCurrent: () => boolean, limit = 1_000): Promise<string[]> {
+    const names = await this.later.due(this.clock.now(), limit);
+    if (names.length === 0) return [];
+    const [records, states, fingerprints] = await Promise.all([
+      this.routines.getMany(names),
+      this.routines.getStates(names),
+      this.conns.command.hmget(this.writtenKey, ...names),
+    ]);
+    const written: Record<string, string> = {};
+    const toWrite: { rec: RoutineRecord; fingerprint: string }[] = [];
+    const stopped: string[] = [];
+    names.forEach((name, i) => {
+      if (fingerprints[i]) written[name] = fingerprints[i]!;
+      const rec = records.get(name);
+      if (rec && firesOnSchedule(rec.def, states.get(name)!))
+        toWrite.push({ rec, fingerprint: routineFingerprint(rec.def) });
+      else stopped.push(name);
+    });
+    await this.writeAll(toWrite, written, lead, isCurrent, true);
+    for (const name of stopped)
+      if (!(await this.reconcileOne(name, lead, isCurrent))) await this.later.put(lead.token, [[name, undefined]]);
+    return names;
   }
 
   private async write(
@@ -249,26 +287,32 @@ export class Reconciler {
     isCurrent: () => boolean,
     force = false,
   ): Promise<void> {
-    await this.writeTiming(rec, previous, isCurrent, force);
+    await this.writeTiming(rec, previous, lead, isCurrent, force);
     await this.recordWritten(lead, [[rec.def.name, routineFingerprint(rec.def)]]);
   }
 
   /**
    * Puts the routine's timing sources on the fires queue (its fingerprint is recorded by the
    * caller): only the schedulers whose trigger changed (all with `force`), and removes those of
-   * triggers no longer listed.
+   * triggers no longer listed. A routine whose first slot is beyond the horizon is left for later
+   * instead, with none of its schedulers in BullMQ.
    */
   private async writeTiming(
     rec: RoutineRecord,
     previous: string | undefined,
+    lead: Leadership,
     isCurrent: () => boolean,
     force = false,
+    knownLater = false,
   ): Promise<void> {
     const { def } = rec;
     this.assertCurrent(isCurrent, def.name);
     const t = def.trigger;
-    if (previous && previous.startsWith('once|') && t?.kind !== 'once') await this.removeOnce(def.name, previous);
-    const before = previous && !previous.startsWith('once|') ? schedulerFingerprints(previous) : [];
+    if (previous && previous.startsWith('once|') && t?.kind !== 'once')
+      await removeOnce(this.fires, def.name, previous);
+    // Left for later, none of its schedulers is in BullMQ: every trigger is new there.
+    const wasLater = knownLater || (previous !== undefined && (await this.later.has(def.name)));
+    const before = previous && !previous.startsWith('once|') && !wasLater ? schedulerFingerprints(previous) : [];
     const timed: Trigger[] = def.triggers ?? (t && t.kind !== 'once' && t.kind !== 'manual' ? [t] : []);
     const now = schedulerFingerprints(routineFingerprint(def));
     const endMs = slotBounds(def)?.endMs;
@@ -276,13 +320,20 @@ export class Reconciler {
       // Ended: BullMQ would leave an older Job Scheduler in place. Slots still owed before the end
       // are the watchdog's (its expected slot is overdue), which dispatches them.
       for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+      if (wasLater) await this.later.put(lead.token, [[def.name, undefined]]);
+      return;
+    }
+    const writeAt = writeSchedulesAt(def, this.clock.now(), this.horizonMs);
+    if (writeAt !== undefined) {
+      for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+      await this.later.put(lead.token, [[def.name, writeAt]]);
       return;
     }
     for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
     let first: number | undefined;
     for (let i = 0; i < timed.length; i++) {
       if (!force && before[i] === now[i]) continue;
-      const slot = await this.upsertScheduler(def, i, timed[i]!);
+      const slot = await upsertScheduler(this.fires, this.clock.now(), def, i, timed[i]!);
       if (slot !== undefined) first = Math.min(slot, first ?? slot);
     }
     const at = this.clock.now();
@@ -291,7 +342,7 @@ export class Reconciler {
       await this.fires.add('fire', { routine: def.name }, { ...FIRE_JOB_OPTS, jobId: armFireJobId(def.name, at) });
     }
     if (t?.kind === 'once') {
-      if (previous?.startsWith('once|')) await this.removeOnce(def.name, previous);
+      if (previous?.startsWith('once|')) await removeOnce(this.fires, def.name, previous);
       const at = Date.parse(t.at);
       await this.fires.add(
         'fire',
@@ -299,63 +350,23 @@ export class Reconciler {
         { ...FIRE_JOB_OPTS, jobId: onceFireJobId(def.name, at), delay: Math.max(0, at - this.clock.now()) },
       );
     }
-  }
-
-  /**
-   * Upserts the Job Scheduler of the routine's trigger `index`; answers the slot of its first fire
-   * (read from the job BullMQ made: computing it again would cost a cron search per routine).
-   */
-  private async upsertScheduler(def: Routine, index: number, t: Trigger): Promise<number | undefined> {
-    // No options: the fires consumer applies them (see FIRE_JOB_OPTS); each byte is stored per routine.
-    const template = { name: 'fire', data: { routine: def.name } };
-    const id = schedulerId(def.name, index);
-    // startAt/endAt: BullMQ starts and ends the Job Scheduler there (the dispatcher's catch-up
-    // never sees a slot outside them either); once spent, the reconciler removes it.
-    const bounds = slotBounds(def);
-    const endDate = bounds?.endMs === undefined ? {} : { endDate: bounds.endMs + fireLagMs(def) + 1 };
-    if (t.kind === 'cron') {
-      const startDate = bounds?.startMs === undefined ? {} : { startDate: bounds.startMs };
-      const job = await this.fires.upsertJobScheduler(
-        id,
-        { pattern: t.cron, tz: t.tz ?? 'UTC', ...startDate, ...endDate },
-        template,
-      );
-      return fireOfJob(job?.id)?.slot;
-    }
-    if (t.kind === 'interval') {
-      // BullMQ anchors `every` at the first iteration; starting it on a grid slot keeps the grid.
-      const lagMs = fireLagMs(def);
-      const from = Math.max(this.clock.now(), (bounds?.startMs ?? -Infinity) - 1);
-      const startDate = nextFire(t, from)! + lagMs;
-      const data = lagMs ? { routine: def.name, lagMs } : template.data;
-      const job = await this.fires.upsertJobScheduler(
-        id,
-        { every: t.everyMs, startDate, ...endDate },
-        { ...template, data },
-      );
-      return fireOfJob(job?.id, lagMs)?.slot;
-    }
-    return undefined;
+    // Only now that BullMQ has them: a failed write above leaves the routine for later, to be tried again.
+    if (wasLater) await this.later.put(lead.token, [[def.name, undefined]]);
   }
 
   private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
     await this.removeTiming(name, previous, isCurrent);
+    await this.later.put(lead.token, [[name, undefined]]);
     await this.recordWritten(lead, [[name, '']]);
   }
 
   private async removeTiming(name: string, previous: string, isCurrent: () => boolean): Promise<void> {
     this.assertCurrent(isCurrent, name);
-    if (previous.startsWith('once|')) await this.removeOnce(name, previous);
+    if (previous.startsWith('once|')) await removeOnce(this.fires, name, previous);
     else {
       const count = schedulerFingerprints(previous).length;
       for (let i = 0; i < count; i++) await this.fires.removeJobScheduler(schedulerId(name, i));
     }
-  }
-
-  private async removeOnce(name: string, fingerprint: string): Promise<void> {
-    const at = Number(fingerprint.split('|')[1]);
-    const job = await this.fires.getJob(onceFireJobId(name, at));
-    if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
   }
 
   /** Records what was written for each routine ("" = nothing); refused, as a whole, for a stale leader. */
