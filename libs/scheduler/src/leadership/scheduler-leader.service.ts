@@ -10,6 +10,7 @@ import { Reconciler } from '../reconcile/reconciler.service';
 import { Watchdog } from '../reconcile/watchdog.service';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from '../scheduler-options';
 import { LeaderElector, type Leadership } from './leader-elector';
+import { pacedStep } from './paced-step';
 import { exportQueueGauges } from './queue-gauges';
 
 /**
@@ -192,23 +193,7 @@ export class SchedulerLeaderService implements OnApplicationBootstrap, OnApplica
   }
 
   private every(ms: number, step: () => Promise<void>): void {
-    // A step still queued or running is not queued again, and a step that took d ms waits 9·d more
-    // before the next: at 100k routines a pass reads every routine (seconds of CPU), and passes
-    // back to back would leave the scheduler no time for its fires. Its share stays under a tenth.
-    let pending = false;
-    let notBefore = 0;
-    const t = setInterval(() => {
-      if (pending || performance.now() < notBefore) return;
-      pending = true;
-      const start = performance.now();
-      void this.serial(step).finally(() => {
-        const end = performance.now();
-        notBefore = end + 9 * (end - start);
-        pending = false;
-      });
-    }, ms);
-    t.unref();
-    this.timers.push(t);
+    this.timers.push(pacedStep(ms, (run) => this.serial(run), step));
   }
 
   private async exportGauges(): Promise<void> {

@@ -139,6 +139,59 @@ describe('Reconciler: schedules beyond the horizon are written later (real Redis
     expect(await schedulerKeys()).toEqual([]);
   });
 
+  it('forgets the fingerprint and the entry of a routine deleted while it waits, when it comes due', async () => {
+    const far = routine('gone', { trigger: dailyAt(5) });
+    await h.routines.upsert(far, 'api', clock.now());
+    await h.reconciler.reconcileAll(h.lead, h.isCurrent);
+    await h.routines.remove('gone');
+    clock.t = nextFire(far, clock.now())! - HOUR;
+    expect(await h.reconciler.writeDue(h.lead, h.isCurrent)).toEqual(['gone']);
+    expect(await h.conns.command.hget(h.reconciler.writtenKey, 'gone')).toBeNull();
+    expect(await laterAt('gone')).toBeNull();
+  });
+
+  it('tries a routine whose write fails again a minute on, without holding up the others due with it', async () => {
+    const bad = routine('bad', { trigger: dailyAt(5) });
+    await h.routines.upsert(bad, 'api', clock.now());
+    await h.routines.upsert(routine('good', { trigger: dailyAt(5) }), 'api', clock.now());
+    await h.reconciler.reconcileAll(h.lead, h.isCurrent);
+    const upsert = h.fires.upsertJobScheduler.bind(h.fires);
+    const refused = jest
+      .spyOn(h.fires, 'upsertJobScheduler')
+      .mockImplementation((id, ...rest) =>
+        id === 'bad' ? Promise.reject(new Error('refused for the test')) : upsert(id, ...rest),
+      );
+    clock.t = nextFire(bad, clock.now())! - HOUR;
+    expect((await h.reconciler.writeDue(h.lead, h.isCurrent)).sort()).toEqual(['bad', 'good']);
+    expect(await schedulerKeys()).toEqual(['good']);
+    expect(await laterAt('bad')).toBe(clock.t + MIN);
+    expect(await h.reconciler.writeDue(h.lead, h.isCurrent)).toEqual([]);
+    refused.mockRestore();
+    clock.t += MIN;
+    expect(await h.reconciler.writeDue(h.lead, h.isCurrent)).toEqual(['bad']);
+    expect(await schedulerKeys()).toEqual(['bad', 'good']);
+    expect(await laterAt('bad')).toBeNull();
+  });
+
+  it('keeps the entry of a waiting routine whose change cannot be written to BullMQ', async () => {
+    await h.routines.upsert(routine('stuck', { trigger: dailyAt(5) }), 'api', clock.now());
+    await h.reconciler.reconcileAll(h.lead, h.isCurrent);
+    const entry = await laterAt('stuck');
+    await h.routines.upsert(
+      routine('stuck', { trigger: { kind: 'interval', everyMs: 10 * MIN } }),
+      'api',
+      clock.now() + 1,
+    );
+    const refused = jest.spyOn(h.fires, 'upsertJobScheduler').mockRejectedValue(new Error('refused for the test'));
+    await expect(h.reconciler.reconcileOne('stuck', h.lead, h.isCurrent)).rejects.toThrow('refused for the test');
+    refused.mockRestore();
+    // Still waiting: the routine is not left with neither schedulers nor an entry.
+    expect(await laterAt('stuck')).toBe(entry);
+    await h.reconciler.reconcileOne('stuck', h.lead, h.isCurrent);
+    expect(await schedulerKeys()).toEqual(['stuck']);
+    expect(await laterAt('stuck')).toBeNull();
+  });
+
   it('enters more routines than one recording chunk, and removes them all again', async () => {
     const n = 1_500; // more than the 1 000 entries written per fenced write
     const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { trigger: dailyAt(5 + (i % 3), i % 60) }));

@@ -5,6 +5,7 @@ import { RoutineIndex, RoutineStore } from '@drover/store';
 import { RedisMonitor, testRedisUrl, uniquePrefix } from '@drover/testing';
 import { FiresQueue } from '../fires/fires-queue.provider';
 import { LeaderElector, type Leadership } from '../leadership/leader-elector';
+import { DEFAULT_SCHEDULER_OPTIONS } from '../scheduler-options';
 import { Reconciler } from './reconciler.service';
 
 function routine(name: string, trigger: Record<string, unknown>, extra: Record<string, unknown> = {}): Routine {
@@ -40,6 +41,8 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
       fires,
       clock,
       pino({ level: 'silent' }),
+      // Every schedule written at once: these tests look at BullMQ writes (reconciler-later.int-spec.ts: the horizon).
+      { ...DEFAULT_SCHEDULER_OPTIONS, scheduleHorizonMs: Number.POSITIVE_INFINITY },
     );
     // A lease long enough to outlast a reconcile of thousands of routines on a loaded machine: these
     // tests are about what the reconciler writes, not about losing the lease (one test does that itself).
@@ -114,8 +117,7 @@ describe('Reconciler against real Redis and BullMQ Job Schedulers', () => {
 
   it('records every routine of a reconcile larger than one recording chunk, and removes them all again', async () => {
     const n = 1_500; // more than the 1 000 fingerprints recorded per fenced write
-    // Within the schedule horizon (an hour): each one's Job Scheduler is written now.
-    const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { kind: 'interval', everyMs: 600_000 }));
+    const defs = Array.from({ length: n }, (_, i) => routine(`big-${i}`, { kind: 'interval', everyMs: 86_400_000 }));
     await routines.createMany(defs, 'api', clock.now());
     expect((await reconciler.reconcileAll(lead, isCurrent)).upserted).toHaveLength(n);
     expect(await conns.command.hlen(reconciler.writtenKey)).toBe(n);

@@ -2,15 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { firesOnSchedule, slotBounds, type RoutineRecord, type Trigger } from '@drover/core';
 import { LOGGER } from '@drover/logger';
-import {
-  Clock,
-  DroverKeys,
-  RedisConnections,
-  ScriptCode,
-  StaleLeaderError,
-  withDroverScripts,
-  writeTogether,
-} from '@drover/redis';
+import { Clock, DroverKeys, RedisConnections, StaleLeaderError, writeTogether } from '@drover/redis';
 import {
   armFireJobId,
   FIRE_JOB_OPTS,
@@ -29,12 +21,15 @@ import { DEFAULT_SCHEDULER_OPTIONS, SCHEDULER_OPTIONS, type SchedulerOptions } f
 import { LaterSchedules, splitLater, writeSchedulesAt } from './later-schedules';
 import { removeOnce, upsertScheduler } from './timing-writes';
 import { withConcurrency, writeInChunks } from './with-concurrency';
+import { WrittenSchedules } from './written-schedules';
 import type { RoutineSnapshot } from './watchdog.service';
 
 /** BullMQ writes in flight at once: enough to keep Redis busy while node computes the next fire times. */
 const IN_FLIGHT = 128;
 /** Routines whose BullMQ writes are done before their fingerprints are recorded, in one fenced write. */
 const RECORD_CHUNK = 1_000;
+/** How long a routine left for later whose write failed waits before it is tried again. */
+const LATER_RETRY_MS = 60_000;
 
 export interface ReconcileReport {
   /** Written to BullMQ. */
@@ -60,6 +55,7 @@ export class Reconciler {
   /** The change count this leadership has reconciled up to; undefined before its first pass. */
   private seen: number | undefined;
   private readonly later: LaterSchedules;
+  private readonly written: WrittenSchedules;
   private readonly horizonMs: number;
 
   constructor(
@@ -73,11 +69,12 @@ export class Reconciler {
     @Optional() @Inject(SCHEDULER_OPTIONS) opts?: SchedulerOptions,
   ) {
     this.later = new LaterSchedules(conns.command, keys);
+    this.written = new WrittenSchedules(conns.command, keys);
     this.horizonMs = (opts ?? DEFAULT_SCHEDULER_OPTIONS).scheduleHorizonMs;
   }
 
   get writtenKey(): string {
-    return this.keys.schedulerDefs();
+    return this.written.key;
   }
 
   /** Reads every routine and its state (a full pass: the reconcile and the watchdog's rebuild share it). */
@@ -113,8 +110,8 @@ export class Reconciler {
         lead.token,
         chunk.map((l) => [l.rec.def.name, l.at]),
       );
-      await this.recordWritten(
-        lead,
+      await this.written.record(
+        lead.token,
         chunk.map((l) => [l.rec.def.name, l.fingerprint]),
       );
     }
@@ -129,8 +126,8 @@ export class Reconciler {
         lead.token,
         chunk.map((name) => [name, undefined]),
       );
-      await this.recordWritten(
-        lead,
+      await this.written.record(
+        lead.token,
         chunk.map((name) => [name, '']),
       );
     }
@@ -166,25 +163,30 @@ export class Reconciler {
    * Writes the timing sources of `toWrite` with bounded parallelism (100k first-time upserts one by
    * one would take minutes of round trips); each chunk's fingerprints are recorded in one fenced
    * write once its BullMQ writes are done. The writes the lanes start in one tick (each after a reply
-   * of the same read) leave together. `later`: every one of them was left for later.
+   * of the same read) leave together. With `failed`, every one of them was left for later, and a
+   * routine whose write fails is added there instead of stopping the others.
    */
   private async writeAll(
     toWrite: { rec: RoutineRecord; fingerprint: string }[],
     written: Record<string, string>,
     lead: Leadership,
     isCurrent: () => boolean,
-    later = false,
+    failed?: [name: string, err: unknown][],
   ): Promise<void> {
+    const later = failed !== undefined;
     await writeInChunks(toWrite, {
       inFlight: IN_FLIGHT,
       chunk: RECORD_CHUNK,
-      write: ({ rec }) => {
+      write: async ({ rec }) => {
         writeTogether(this.fires.redis);
-        return this.writeTiming(rec, written[rec.def.name], lead, isCurrent, later, later);
+        await this.writeTiming(rec, written[rec.def.name], lead, isCurrent, later, later).catch((err: unknown) => {
+          if (!failed || err instanceof StaleLeaderError) throw err;
+          failed.push([rec.def.name, err]);
+        });
       },
       record: (chunk) =>
-        this.recordWritten(
-          lead,
+        this.written.record(
+          lead.token,
           chunk.map((w) => [w.rec.def.name, w.fingerprint]),
         ),
     });
@@ -274,7 +276,20 @@ export class Reconciler {
         toWrite.push({ rec, fingerprint: routineFingerprint(rec.def) });
       else stopped.push(name);
     });
-    await this.writeAll(toWrite, written, lead, isCurrent, true);
+    const failed: [string, unknown][] = [];
+    await this.writeAll(toWrite, written, lead, isCurrent, failed);
+    if (failed.length) {
+      // Tried again a minute on, behind the routines due meanwhile; a slot passed in between is the watchdog's.
+      this.log.warn(
+        { routines: failed.map(([n]) => n), err: failed[0]![1] },
+        'could not write schedules left for later',
+      );
+      const retryAt = this.clock.now() + LATER_RETRY_MS;
+      await this.later.put(
+        lead.token,
+        failed.map(([name]) => [name, retryAt]),
+      );
+    }
     for (const name of stopped)
       if (!(await this.reconcileOne(name, lead, isCurrent))) await this.later.put(lead.token, [[name, undefined]]);
     return names;
@@ -288,7 +303,7 @@ export class Reconciler {
     force = false,
   ): Promise<void> {
     await this.writeTiming(rec, previous, lead, isCurrent, force);
-    await this.recordWritten(lead, [[rec.def.name, routineFingerprint(rec.def)]]);
+    await this.written.record(lead.token, [[rec.def.name, routineFingerprint(rec.def)]]);
   }
 
   /**
@@ -325,8 +340,9 @@ export class Reconciler {
     }
     const writeAt = writeSchedulesAt(def, this.clock.now(), this.horizonMs);
     if (writeAt !== undefined) {
-      for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
+      // The fenced entry first: a stale leader is refused before it takes anything out of BullMQ.
       await this.later.put(lead.token, [[def.name, writeAt]]);
+      for (let i = 0; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
       return;
     }
     for (let i = timed.length; i < before.length; i++) await this.fires.removeJobScheduler(schedulerId(def.name, i));
@@ -357,7 +373,7 @@ export class Reconciler {
   private async remove(name: string, previous: string, lead: Leadership, isCurrent: () => boolean): Promise<void> {
     await this.removeTiming(name, previous, isCurrent);
     await this.later.put(lead.token, [[name, undefined]]);
-    await this.recordWritten(lead, [[name, '']]);
+    await this.written.record(lead.token, [[name, '']]);
   }
 
   private async removeTiming(name: string, previous: string, isCurrent: () => boolean): Promise<void> {
@@ -366,21 +382,6 @@ export class Reconciler {
     else {
       const count = schedulerFingerprints(previous).length;
       for (let i = 0; i < count; i++) await this.fires.removeJobScheduler(schedulerId(name, i));
-    }
-  }
-
-  /** Records what was written for each routine ("" = nothing); refused, as a whole, for a stale leader. */
-  private async recordWritten(lead: Leadership, entries: [name: string, fingerprint: string][]): Promise<void> {
-    if (entries.length === 0) return;
-    const res = await withDroverScripts(this.conns.command).fencedHset(
-      this.keys.leader(),
-      this.writtenKey,
-      lead.token,
-      ...entries.flat(),
-    );
-    if (res === ScriptCode.StaleToken) {
-      const what = entries.length === 1 ? `routine "${entries[0]![0]}"` : `${entries.length} routines`;
-      throw new StaleLeaderError(`the schedule of ${what}`);
     }
   }
 
