@@ -150,6 +150,20 @@ describe('Reconciler: schedules beyond the horizon are written later (real Redis
     expect(await laterAt('gone')).toBeNull();
   });
 
+  it('drops the entry of a routine whose endAt passed while it waited, writing nothing', async () => {
+    const trigger = dailyAt(5);
+    const slot = nextFire(trigger, clock.now())!;
+    const ended = routine('ended', { trigger, endAt: new Date(slot + 30 * MIN).toISOString() });
+    await h.routines.upsert(ended, 'api', clock.now());
+    await h.reconciler.reconcileAll(h.lead, h.isCurrent);
+    expect(await laterAt('ended')).toBe(slot - HOUR);
+    clock.t = slot + HOUR; // its one slot and its end both passed (a leader away that long)
+    expect(await h.reconciler.writeDue(h.lead, h.isCurrent)).toEqual(['ended']);
+    expect(await laterAt('ended')).toBeNull();
+    expect(await schedulerKeys()).toEqual([]);
+    expect(await h.reconciler.writeDue(h.lead, h.isCurrent)).toEqual([]);
+  });
+
   it('tries a routine whose write fails again a minute on, without holding up the others due with it', async () => {
     const bad = routine('bad', { trigger: dailyAt(5) });
     await h.routines.upsert(bad, 'api', clock.now());
