@@ -155,6 +155,9 @@ describe('approval gates against a real redis-server', () => {
     await new Promise((r) => setTimeout(r, 500)); // the policy cache's subscription settles
     await s.runs.enqueue(run('warm-2', { queue: 'open', freshId: true }));
     await s.runs.enqueue(run('warm-g2', { freshId: true }));
+    // The hot path's first adds on a connection send their script whole (EVAL), once.
+    await s.runs.enqueue(run('warm-3', { queue: 'open', freshId: true }));
+    await s.runs.enqueue(run('warm-g3', { freshId: true }));
     await ours();
     await s.runs.enqueue(run('hot', { queue: 'open', freshId: true }));
     const plain = await ours();

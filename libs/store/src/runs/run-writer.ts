@@ -9,11 +9,11 @@ import {
   type Queue,
   type Retention,
 } from '@drover/core';
-import { writeTogether, type Clock, type RedisConnections } from '@drover/redis';
+import type { Clock, RedisConnections } from '@drover/redis';
 import type { BullQueues } from '../queues/bull-queues';
 import type { QueueFacts, QueuePolicyCache } from '../queues/queue-policy-cache';
 import type { QueueRegistry } from '../queues/queue-registry.store';
-import { addGuarded } from './guarded-add';
+import { AddsTogether } from './adds-together';
 import { KEY_HOLD_MS, type KeyedRuns } from './keyed-runs';
 import { bullPriorityFor, isDefaultRank } from './run-ids';
 import type { ProducerCodes } from './producer-codes';
@@ -48,8 +48,15 @@ export class RunWriter {
     private readonly keyed: KeyedRuns,
   ) {}
 
+  private adds?: AddsTogether;
+
   private get redis() {
     return this.connections.command;
+  }
+
+  /** The command connection's adds, sent together per turn of the event loop (made on first use). */
+  private get together(): AddsTogether {
+    return (this.adds ??= new AddsTogether(this.connections.command));
   }
 
   /** The queue's policy (cached until the registry announces a change; enqueue is hot). */
@@ -168,9 +175,8 @@ export class RunWriter {
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
     // Enqueues come in bursts (each caller's next call starts when its last is answered): the adds
-    // started in this tick leave the queue's connection in one write, not one system call each.
-    writeTogether(this.connections.command);
-    const add = this.bull.get(run.queue).add(job.name, job.data, job.opts);
+    // started in this turn of the event loop reach Redis together (see AddsTogether).
+    const add = this.together.add(this.bull.get(run.queue), job);
     // A keyed run takes one more step (its key's held list); a plain one none.
     const added =
       job.data.ckey === undefined ? add : add.then(() => this.hold(run.queue, job.data, run.id, facts.def!));
@@ -207,7 +213,7 @@ export class RunWriter {
     // The add goes on the command connection, the one the replica wait watches.
     const wait = this.connections.replicaWait;
     const ticket = wait.enabled ? wait.begin() : undefined;
-    const add = addGuarded(this.bull.get(run.queue), this.redis, job, guard);
+    const add = this.together.add(this.bull.get(run.queue), job, guard);
     if (job.data.ckey === undefined && !ticket) {
       return add.then((created) => ({ id: run.id, created }));
     }
