@@ -155,6 +155,33 @@ describe('AddsTogether: BullMQ’s own adds, one script call per queue and turn 
     expect(await adds.add(q, job('x-3'))).toBe(true);
   });
 
+  it('fails only the job whose add fails in Redis: the jobs before and after it are added and say so', async () => {
+    const q = s.bull.get('q');
+    // A key of the wrong kind where BullMQ finds the job: its duplicate check reads it as a hash.
+    await redis().set(q.toKey('clash'), 'not a job');
+    const results = await Promise.allSettled([
+      adds.add(q, job('ok-1')),
+      adds.add(q, job('clash')),
+      adds.add(q, job('ok-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE|wrong kind/i);
+    expect(await redis().lrange(q.toKey('wait'), 0, -1)).toEqual(['ok-2', 'ok-1']);
+  });
+
+  it('keeps a queue’s guarded and unguarded jobs of one turn in call order', async () => {
+    const q = s.bull.get('q');
+    const answers = await Promise.all([
+      adds.add(q, job('p-1')),
+      adds.add(q, job('g-1'), [q.toKey('g-1')]),
+      adds.add(q, job('p-2')),
+      adds.add(q, job('g-2'), ['absent', 'absent-too']),
+      adds.add(q, job('p-3')),
+    ]);
+    expect(answers).toEqual([true, true, true, true, true]);
+    expect((await redis().lrange(q.toKey('wait'), 0, -1)).reverse()).toEqual(['p-1', 'g-1', 'p-2', 'g-2', 'p-3']);
+  });
+
   it('rejects a job BullMQ’s own option checks refuse, and adds the others of the turn', async () => {
     const q = s.bull.get('q');
     const results = await Promise.allSettled([

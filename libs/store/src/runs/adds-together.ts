@@ -64,8 +64,10 @@ function added(result: unknown): boolean {
  * runs BullMQ's add script for each job in order (see togetherScript). Per job this saves a command
  * of its own on both sides, about half of what an add costs the producer and a third of what it
  * costs Redis. Every job keeps its own answer: BullMQ's checks of it (a negative code is an error)
- * run on that answer alone. A call that fails fails every add in it; Redis refuses a script at its
- * memory limit before its first write, so none of them was written then.
+ * run on that answer alone, and an add that fails in Redis fails alone (the script goes on with the
+ * next job). A call that fails as a whole (the connection lost) fails every add in it. At its memory
+ * limit Redis refuses each job's first write, so every add of the call is refused and none written;
+ * one call may take Redis past the limit by what it adds, as one add may by one job.
  */
 export class AddsTogether {
   private readonly open = new Map<string, Batch>();
@@ -101,7 +103,8 @@ export class AddsTogether {
   /** Joins the job to its queue's and script's open batch (opening one, sent at the end of this turn). */
   private push(versioned: string, args: unknown[], guard: readonly string[]): Promise<unknown> {
     const keyCount = this.scriptOf(versioned).keys;
-    const id = `${versioned}\n${String(args[0])}\n${guard.length}`;
+    // One batch per queue and script, guarded jobs among the others: the queue's jobs stay in call order.
+    const id = `${versioned}\n${String(args[0])}`;
     let batch = this.open.get(id);
     if (batch && !sameKeys(batch, args)) {
       this.open.delete(id);
@@ -113,7 +116,6 @@ export class AddsTogether {
         versioned,
         keys: args.slice(0, keyCount),
         argc: args.length - keyCount,
-        guardc: guard.length,
         guards: [],
         argv: [],
         chars: 0,
@@ -122,6 +124,7 @@ export class AddsTogether {
       this.open.set(id, batch);
       process.nextTick(() => this.sendIfOpen(id, batch!));
     }
+    batch.argv.push(guard.length);
     for (let i = keyCount; i < args.length; i++) {
       const a = args[i];
       batch.argv.push(a);
@@ -145,20 +148,29 @@ export class AddsTogether {
 
   private send(batch: Batch): void {
     const { waiters } = batch;
-    // Written at once, not held to the end of the turn: Redis runs this batch while the next is built.
-    this.commandFor(batch.versioned)(togetherArgs(batch)).then(
-      (answers) => {
-        if (!Array.isArray(answers) || answers.length !== waiters.length) {
-          const err = new Error(`adds sent together: ${waiters.length} jobs, an answer of another shape`);
-          for (const w of waiters) w.reject(err);
-          return;
-        }
-        for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(answers[i] === false ? null : answers[i]);
-      },
-      (err: unknown) => {
-        for (const w of waiters) w.reject(err);
-      },
-    );
+    const fail = (err: unknown) => {
+      for (const w of waiters) w.reject(err);
+    };
+    let call: Promise<unknown>;
+    try {
+      // Written at once, not held to the end of the turn: Redis runs this batch while the next is built.
+      call = this.commandFor(batch.versioned)(togetherArgs(batch));
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    call.then((answers) => {
+      if (!Array.isArray(answers) || answers.length !== waiters.length) {
+        fail(new Error(`adds sent together: ${waiters.length} jobs, an answer of another shape`));
+        return;
+      }
+      for (let i = 0; i < waiters.length; i++) {
+        const a: unknown = answers[i];
+        // A job whose add failed answers its own error; the others of the call were added.
+        if (a instanceof Error) waiters[i]!.reject(a);
+        else waiters[i]!.resolve(a === false ? null : a);
+      }
+    }, fail);
   }
 
   private scriptOf(versioned: string): BullScript {

@@ -1,12 +1,13 @@
 import { togetherArgs, togetherScript } from './together-script';
 
 describe('togetherScript (BullMQ’s add script once per job of a batch)', () => {
-  it('makes the script the body of a function of KEYS and ARGV, called once per job', () => {
+  it('makes the script the body of a function of KEYS and ARGV, called once per job on its own', () => {
     const lua = togetherScript({ name: 'addStandardJob', content: 'return KEYS[1] .. ARGV[1]', keys: 9 });
     expect(lua.startsWith('local function bullAdd(KEYS, ARGV)\nreturn KEYS[1] .. ARGV[1]\nend\n')).toBe(true);
-    // Each job gets BullMQ's keys alone and its own arguments; the guard keys come after BullMQ's.
-    expect(lua).toContain('bullAdd(bullKeys, argv)');
-    expect(lua).toContain('unpack(KEYS, nk + g * j + 1, nk + g * (j + 1))');
+    // Each job gets BullMQ's keys alone and its own arguments; its failure is its own answer.
+    expect(lua).toContain('pcall(bullAdd, bullKeys, argv)');
+    // Its guard keys are the next ones after BullMQ's and the jobs' before it.
+    expect(lua).toContain('unpack(KEYS, kc + 1, kc + g)');
   });
 });
 
@@ -16,22 +17,10 @@ describe('togetherArgs (a batch’s command arguments)', () => {
     const args = togetherArgs({
       keys: ['wait', 'meta'],
       argc: 2,
-      guardc: 1,
-      guards: ['job-a', 'job-b'],
-      argv: [packed, 'data-a', packed, 'data-b'],
+      guards: ['job-a'],
+      // A guarded job (one guard key), then one without.
+      argv: [1, packed, 'data-a', 0, packed, 'data-b'],
     });
-    expect(args).toEqual([4, 'wait', 'meta', 'job-a', 'job-b', 2, 2, 1, packed, 'data-a', packed, 'data-b']);
-  });
-
-  it('has no guard keys for unguarded jobs', () => {
-    expect(togetherArgs({ keys: ['wait'], argc: 1, guardc: 0, guards: [], argv: ['a', 'b'] })).toEqual([
-      1,
-      'wait',
-      1,
-      1,
-      0,
-      'a',
-      'b',
-    ]);
+    expect(args).toEqual([3, 'wait', 'meta', 'job-a', 2, 2, 1, packed, 'data-a', 0, packed, 'data-b']);
   });
 });
