@@ -163,6 +163,20 @@ describe('AddsTogether: BullMQ’s own adds, one script call per queue and turn 
     expect(await adds.add(q, job('x-3'))).toBe(true);
   });
 
+  it('fails every add of a call its connection loses before sending it, and writes none of them', async () => {
+    const q = s.bull.get('q');
+    const own = redis().duplicate();
+    await own.ping();
+    const lost = new AddsTogether(own);
+    const pending = [lost.add(q, job('c-1')), lost.add(q, job('c-2'), ['absent'])];
+    // Gone within the same turn: the call, sent at its end, has no connection left.
+    own.disconnect();
+    const results = await Promise.allSettled(pending);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/closed/i);
+    expect(await q.getJobCounts('waiting')).toEqual({ waiting: 0 });
+  });
+
   it('fails only the job whose add fails in Redis: the jobs before and after it are added and say so', async () => {
     const q = s.bull.get('q');
     // A key of the wrong kind where BullMQ finds the job: its duplicate check reads it as a hash.
